@@ -1,0 +1,257 @@
+"""``Client``: one MCP server, usable from sync and async code alike.
+
+Every public blocking method has an ``a``-prefixed async twin. Both run the same coroutine on the
+background loop (see ``_loop``); no behaviour lives only in the sync path.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import weakref
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from mcp_types import Implementation, ServerCapabilities
+
+from mcp_litellm._connection import Connection, SessionOptions
+from mcp_litellm._errors import ConfigError, MCPLiteLLMError, TransportError
+from mcp_litellm._loop import run_async, run_sync
+from mcp_litellm._redact import redact_config
+from mcp_litellm._transports import canonical_transport_name
+
+logger = logging.getLogger("mcp_litellm")
+
+_PROTOCOLS = ("auto", "legacy")
+_live_clients: weakref.WeakSet[Client] = weakref.WeakSet()
+
+
+class Client:
+    """A connection to one MCP server.
+
+    Args:
+        name: a short name for the server; used in logs, errors and (with ``with_prefix``) tool names.
+        transport_type: ``"stdio"``, ``"streamable"`` (aliases ``"streamable_http"``, ``"http"``),
+            ``"sse"``, ``"memory"``, or a name added with :func:`register_transport`.
+        config: the transport's settings: ``command``/``args``/``env``/``cwd`` for stdio;
+            ``url``/``headers``/``timeout``/``auth`` for HTTP; ``server`` for memory.
+        start: connect immediately (blocking). Pass ``False`` and use ``await client.astart()`` or
+            ``async with client`` from async code.
+        request_timeout: seconds each request may take; a per-call ``timeout=`` overrides it.
+        protocol: ``"auto"`` (negotiate 2026-07-28 with servers that speak it, else the classic
+            initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
+        with_prefix: name tools ``"{name}__{tool}"`` so several servers never collide.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        transport_type: str = "stdio",
+        config: Mapping[str, Any] | None = None,
+        *,
+        start: bool = True,
+        request_timeout: float = 30.0,
+        protocol: str = "auto",
+        with_prefix: bool = False,
+        **options: Any,
+    ) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"a client needs a non-empty name, got {name!r}")
+        if config is not None and not isinstance(config, Mapping):
+            raise ConfigError(f"config must be a mapping, got {type(config).__name__}")
+        if not isinstance(request_timeout, int | float) or isinstance(request_timeout, bool) or request_timeout <= 0:
+            raise ConfigError(f"request_timeout must be a positive number of seconds, got {request_timeout!r}")
+        if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
+            raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, got {protocol!r}")
+        self.name = name
+        self.transport_type = canonical_transport_name(transport_type)
+        self.config: Mapping[str, Any] = dict(config or {})
+        self.request_timeout = float(request_timeout)
+        self.protocol = protocol
+        self.with_prefix = with_prefix
+        self._options = dict(options)
+        self._connection: Connection | None = None
+        self._state_lock = threading.Lock()
+        self._init_features(self._options)
+        unknown = sorted(self._options)
+        if unknown:
+            raise ConfigError(f"unknown option(s) for client {name!r}: {', '.join(unknown)}")
+        if start:
+            self.start()
+
+    def _init_features(self, options: dict[str, Any]) -> None:
+        """Hook for feature modules: consume the options they own from ``options``."""
+
+    def _session_options(self) -> SessionOptions:
+        """What the next session is built with (capabilities are fixed at initialisation)."""
+        return SessionOptions(protocol=self.protocol, client_info=Implementation(name="mcp-litellm", version="0.1.0"))
+
+    def _on_connected(self) -> None:
+        """Hook run on the background loop after a (re)connect: reset per-session caches."""
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        if self._connection is not None and self._connection.alive:
+            return
+        if self._connection is not None:
+            await self._connection.close()
+        connection = Connection(self.name, self.transport_type, self.config, self._session_options())
+        self._connection = connection
+        await connection.open(self.request_timeout)
+        _live_clients.add(self)
+        self._on_connected()
+        logger.debug("connected to server %r (%s, protocol %s)", self.name, self.transport_type,
+                     self.protocol_version)
+
+    async def _stop(self) -> None:
+        connection, self._connection = self._connection, None
+        _live_clients.discard(self)
+        if connection is not None:
+            await connection.close()
+
+    async def _restart(self) -> None:
+        await self._stop()
+        await self._start()
+
+    def start(self) -> Client:
+        """Connect to the server (no-op when already connected). Returns the client."""
+        run_sync(self._start())
+        return self
+
+    async def astart(self) -> Client:
+        """Async twin of :meth:`start`."""
+        await run_async(self._start())
+        return self
+
+    def stop(self) -> None:
+        """Close the session; a stdio server process (and what it spawned) is terminated."""
+        run_sync(self._stop())
+
+    async def astop(self) -> None:
+        """Async twin of :meth:`stop`."""
+        await run_async(self._stop())
+
+    def restart(self) -> Client:
+        """Stop (if needed) and connect again, e.g. after the server process died."""
+        run_sync(self._restart())
+        return self
+
+    async def arestart(self) -> Client:
+        """Async twin of :meth:`restart`."""
+        await run_async(self._restart())
+        return self
+
+    def is_alive(self) -> bool:
+        """True while the session is connected and usable."""
+        connection = self._connection
+        return connection is not None and connection.alive
+
+    async def _ping(self, timeout: float | None) -> bool:
+        connection = self._connection
+        if connection is None or not connection.alive:
+            return False
+        modern = not (connection.client.protocol_version or "").startswith(("2024", "2025"))
+
+        async def call(client: Any) -> Any:
+            if modern:
+                return await client.session.discover()
+            return await client.session.send_ping()
+
+        try:
+            await connection.request("ping", call, self._timeout(timeout))
+        except MCPLiteLLMError as exc:
+            logger.debug("ping to server %r failed: %s", self.name, exc)
+            return False
+        return True
+
+    def ping(self, *, timeout: float | None = None) -> bool:
+        """Check the server answers; True or False, never raises for a dead server."""
+        return run_sync(self._ping(timeout))
+
+    async def aping(self, *, timeout: float | None = None) -> bool:
+        """Async twin of :meth:`ping`."""
+        return await run_async(self._ping(timeout))
+
+    def __enter__(self) -> Client:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> Client:
+        return await self.astart()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.astop()
+
+    # -- what the server told us -------------------------------------------------------------------
+
+    def _sdk(self) -> Any:
+        connection = self._connection
+        if connection is None:
+            raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
+        return connection.client
+
+    @property
+    def server_info(self) -> Implementation | None:
+        """The server's name and version (``None`` if a 2026-era server did not say)."""
+        return self._sdk().server_info  # type: ignore[no-any-return]
+
+    @property
+    def capabilities(self) -> ServerCapabilities:
+        """The capabilities the server advertised."""
+        return self._sdk().server_capabilities  # type: ignore[no-any-return]
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's usage instructions, if it sent any."""
+        return self._sdk().instructions  # type: ignore[no-any-return]
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol version, e.g. ``"2025-11-25"`` or ``"2026-07-28"``."""
+        return self._sdk().protocol_version  # type: ignore[no-any-return]
+
+    # -- plumbing for feature modules ---------------------------------------------------------------
+
+    def _timeout(self, timeout: float | None) -> float:
+        if timeout is None:
+            return self.request_timeout
+        if not isinstance(timeout, int | float) or timeout <= 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        return float(timeout)
+
+    def _require_connection(self) -> Connection:
+        connection = self._connection
+        if connection is None:
+            raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
+        return connection
+
+    def __repr__(self) -> str:
+        state = "alive" if self.is_alive() else "stopped"
+        return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "
+                f"config={redact_config(self.config)!r}, {state})")
+
+
+def client(
+    name: str,
+    transport_type: str = "stdio",
+    config: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> Client:
+    """Create a :class:`Client` (the same as ``Client(...)``); connects at once unless ``start=False``."""
+    return Client(name, transport_type, config, **kwargs)
+
+
+@atexit.register
+def _stop_all_at_exit() -> None:
+    for live in list(_live_clients):
+        try:
+            live.stop()
+        except Exception:  # pragma: no cover - best effort at interpreter exit
+            logger.debug("stopping %r at exit failed", live, exc_info=True)

@@ -1,0 +1,88 @@
+"""The exceptions mcp_litellm raises.
+
+Everything derives from ``MCPLiteLLMError``::
+
+    MCPLiteLLMError
+    ├── ConfigError          bad arguments, unknown transport, missing config keys, bad config files
+    ├── TransportError       could not connect, the server process died, the connection closed
+    ├── TimeoutError         a request took longer than its timeout (also a builtin ``TimeoutError``)
+    ├── ServerError          the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
+    ├── UnsupportedFeature   the server did not advertise the capability a call needs
+    └── NotFoundError        no tool / resource / prompt / template by that name (lists what exists)
+
+SDK and transport exceptions are translated once, at the connection boundary, and chained with
+``raise ... from exc`` so the original stays available as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = [
+    "ConfigError",
+    "MCPLiteLLMError",
+    "NotFoundError",
+    "ServerError",
+    "TimeoutError",
+    "TransportError",
+    "UnsupportedFeature",
+]
+
+
+class MCPLiteLLMError(Exception):
+    """Base class of every error raised by mcp_litellm."""
+
+
+class ConfigError(MCPLiteLLMError, ValueError):
+    """A client, transport, handler or config file was set up with invalid values."""
+
+
+class TransportError(MCPLiteLLMError, ConnectionError):
+    """The connection to the server could not be made, or it was lost (process died, socket closed)."""
+
+
+class TimeoutError(MCPLiteLLMError, builtins.TimeoutError):  # noqa: A001 - deliberate, documented shadow
+    """A request exceeded its timeout; the request was cancelled on the server."""
+
+
+class ServerError(MCPLiteLLMError):
+    """The server answered a request with a JSON-RPC error.
+
+    Attributes:
+        code: the JSON-RPC error code (for example ``-32602`` for invalid params).
+        message: the server's error message.
+        data: the optional ``data`` member of the error.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None, *, method: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+        where = f" on {method}" if method else ""
+        super().__init__(f"server error {code}{where}: {message}")
+
+
+class UnsupportedFeature(MCPLiteLLMError):
+    """The server does not offer the capability the call needs (for example resource subscriptions)."""
+
+
+class NotFoundError(MCPLiteLLMError, LookupError):
+    """No tool, resource, template or prompt has the requested name.
+
+    Attributes:
+        kind: what was looked up ("tool", "resource", ...).
+        name: the name that was not found.
+        available: the names that do exist.
+    """
+
+    def __init__(self, kind: str, name: str, available: Iterable[str], *, server: str | None = None) -> None:
+        self.kind = kind
+        self.name = name
+        self.available = sorted(available)
+        shown = ", ".join(repr(n) for n in self.available[:50]) or "none"
+        more = f" (and {len(self.available) - 50} more)" if len(self.available) > 50 else ""
+        on = f" on server {server!r}" if server else ""
+        super().__init__(f"no {kind} named {name!r}{on}; available: {shown}{more}")

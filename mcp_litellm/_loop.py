@@ -1,0 +1,82 @@
+"""One background event loop that owns every MCP session.
+
+Sessions are opened and closed by tasks on this loop only, so a client can be used from any thread
+and any event loop: synchronous methods block on a concurrent future, asynchronous methods await a
+wrapped one, and cancelling the caller cancels the work here. Calls made from the loop itself
+(a handler that calls back into a client) run directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
+
+
+def get_loop() -> asyncio.AbstractEventLoop:
+    """Return the background loop, starting its daemon thread on first use."""
+    global _loop, _thread
+    loop = _loop
+    if loop is not None and not loop.is_closed():
+        return loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            ready = threading.Event()
+            new_loop = asyncio.new_event_loop()
+
+            def run() -> None:
+                asyncio.set_event_loop(new_loop)
+                new_loop.call_soon(ready.set)
+                new_loop.run_forever()
+
+            _thread = threading.Thread(target=run, name="mcp-litellm-loop", daemon=True)
+            _thread.start()
+            ready.wait()
+            _loop = new_loop
+        return _loop
+
+
+def in_loop_thread() -> bool:
+    """True when called from the background loop's own thread."""
+    return _thread is not None and threading.current_thread() is _thread
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the background loop and block until it finishes.
+
+    Works in plain scripts, in worker threads, and while another event loop runs in the calling
+    thread (a notebook cell). Ctrl-C cancels the work on the loop before re-raising.
+    """
+    if in_loop_thread():
+        coro.close()
+        raise RuntimeError(
+            "a synchronous mcp_litellm method was called from inside an async handler; "
+            "use the async twin (the 'a'-prefixed method) there instead"
+        )
+    future = asyncio.run_coroutine_threadsafe(coro, get_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()
+        raise
+
+
+async def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro`` on the background loop from any event loop; cancellation propagates."""
+    loop = get_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:  # pragma: no cover - called without a loop (trio/sniffio mismatch)
+        running = None
+    if running is loop:
+        return await coro
+    future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
+    return await asyncio.wrap_future(future)
