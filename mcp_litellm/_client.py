@@ -16,6 +16,8 @@ from typing import Any
 
 from mcp_types import Implementation, ServerCapabilities
 
+from mcp_litellm._catalog import CatalogMixin
+from mcp_litellm._client_features import FeaturesMixin
 from mcp_litellm._connection import Connection, SessionOptions
 from mcp_litellm._errors import ConfigError, MCPLiteLLMError, TransportError
 from mcp_litellm._loop import run_async, run_sync
@@ -28,7 +30,7 @@ _PROTOCOLS = ("auto", "legacy")
 _live_clients: weakref.WeakSet[Client] = weakref.WeakSet()
 
 
-class Client:
+class Client(CatalogMixin, FeaturesMixin):
     """A connection to one MCP server.
 
     Args:
@@ -43,6 +45,7 @@ class Client:
         protocol: ``"auto"`` (negotiate 2026-07-28 with servers that speak it, else the classic
             initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
         with_prefix: name tools ``"{name}__{tool}"`` so several servers never collide.
+        max_result_chars: cut tool results longer than this (with a marker saying how much was cut).
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class Client:
         request_timeout: float = 30.0,
         protocol: str = "auto",
         with_prefix: bool = False,
+        max_result_chars: int | None = None,
         **options: Any,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
@@ -71,6 +75,11 @@ class Client:
         self.request_timeout = float(request_timeout)
         self.protocol = protocol
         self.with_prefix = with_prefix
+        if max_result_chars is not None and (not isinstance(max_result_chars, int) or max_result_chars < 1):
+            raise ConfigError(f"max_result_chars must be a positive integer or None, got {max_result_chars!r}")
+        self.max_result_chars = max_result_chars
+        self._catalog_cache: dict[str, Any] = {}
+        self._progress_handlers: list[Any] = []
         self._options = dict(options)
         self._connection: Connection | None = None
         self._state_lock = threading.Lock()
@@ -81,15 +90,13 @@ class Client:
         if start:
             self.start()
 
-    def _init_features(self, options: dict[str, Any]) -> None:
-        """Hook for feature modules: consume the options they own from ``options``."""
-
-    def _session_options(self) -> SessionOptions:
-        """What the next session is built with (capabilities are fixed at initialisation)."""
+    def _base_session_options(self) -> SessionOptions:
+        """Session options before client features add their callbacks."""
         return SessionOptions(protocol=self.protocol, client_info=Implementation(name="mcp-litellm", version="0.1.0"))
 
     def _on_connected(self) -> None:
-        """Hook run on the background loop after a (re)connect: reset per-session caches."""
+        """Run on the background loop after a (re)connect: per-session caches start empty."""
+        self._invalidate()
 
     # -- lifecycle -----------------------------------------------------------------------------------
 

@@ -1,0 +1,145 @@
+"""``Tool`` and ``ToolResult``: an MCP tool as LiteLLM sees it, and what running it returned."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcp_types import CallToolResult, ToolAnnotations
+
+from mcp_litellm._content import join_text, media_parts
+from mcp_litellm._schema import schema_for_model
+
+if TYPE_CHECKING:
+    from mcp_litellm._client import Client
+
+ProgressHandler = Callable[..., "Awaitable[None] | None"]
+"""``fn(progress, total, message)``; sync or async."""
+
+_DEFAULT_ANNOTATIONS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False,
+                        "open_world_hint": True}
+
+
+def _with_spec_defaults(annotations: ToolAnnotations | None) -> ToolAnnotations:
+    given = annotations.model_dump(exclude_none=True) if annotations is not None else {}
+    return ToolAnnotations(**{**_DEFAULT_ANNOTATIONS, **given})
+
+
+@dataclass(eq=False)
+class Tool:
+    """A tool offered by an MCP server.
+
+    ``name`` is what the model sees (provider-safe, maybe prefixed); ``mcp_name`` is the server's own
+    name, used on the wire.
+    """
+
+    name: str
+    mcp_name: str
+    description: str
+    input_schema: dict[str, Any]
+    client: Client = field(repr=False)
+    title: str | None = None
+    output_schema: dict[str, Any] | None = None
+    annotations: ToolAnnotations = field(default_factory=lambda: _with_spec_defaults(None))
+
+    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
+        """The LiteLLM (OpenAI-format) tool definition; ``model`` applies that provider's schema rules."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description or self.title or self.mcp_name,
+                "parameters": schema_for_model(self.input_schema, model),
+            },
+        }
+
+    async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
+                       on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
+        """Call the tool with ``arguments`` (a mapping and/or keywords); see :meth:`execute`."""
+        return await self.client.aexecute_tool(self.mcp_name, {**(arguments or {}), **kwargs}, timeout=timeout,
+                                               on_progress=on_progress)
+
+    def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
+                on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
+        """Call the tool and return its :class:`ToolResult`.
+
+        Arguments go as keywords (``tool.execute(a=1, b=2)``) or as one mapping
+        (``tool.execute({"timeout": 5})`` for argument names that clash with ``timeout``/``on_progress``).
+        """
+        return self.client.execute_tool(self.mcp_name, {**(arguments or {}), **kwargs}, timeout=timeout,
+                                        on_progress=on_progress)
+
+
+@dataclass
+class ToolResult:
+    """What a tool call returned.
+
+    Attributes:
+        content: the content blocks (SDK types: text, image, audio, resource link, embedded resource),
+            with their mime types, uris and annotations.
+        structured: the structured content (validated against the tool's output schema), or ``None``.
+        is_error: True when the tool reported an error (or the call was denied / failed).
+        tool_name: the server's name of the tool that ran.
+    """
+
+    content: list[Any]
+    structured: dict[str, Any] | None = None
+    is_error: bool = False
+    tool_name: str = ""
+    truncated_chars: int = 0
+
+    @classmethod
+    def from_sdk(cls, result: CallToolResult, tool_name: str, *, max_chars: int | None = None) -> ToolResult:
+        """Build from the SDK's ``CallToolResult``, cutting text beyond ``max_chars``."""
+        made = cls(content=list(result.content), structured=result.structured_content,
+                   is_error=bool(result.is_error), tool_name=tool_name)
+        if max_chars is not None:
+            made._truncate(max_chars)
+        return made
+
+    @classmethod
+    def error(cls, message: str, tool_name: str = "") -> ToolResult:
+        """An error result carrying ``message`` (what the model is told)."""
+        from mcp_types import TextContent
+
+        return cls(content=[TextContent(type="text", text=message)], is_error=True, tool_name=tool_name)
+
+    def _truncate(self, max_chars: int) -> None:
+        from mcp_types import TextContent
+
+        text = self.text
+        if len(text) <= max_chars:
+            return
+        cut = len(text) - max_chars
+        marker = f"\n[... {cut} of {len(text)} characters cut: the result exceeded max_result_chars={max_chars}]"
+        media = [b for b in self.content if not isinstance(b, TextContent)]
+        self.content = [TextContent(type="text", text=text[:max_chars] + marker), *media]
+        self.truncated_chars = cut
+
+    @property
+    def text(self) -> str:
+        """All text content joined by newlines (structured content as JSON when there is no text)."""
+        text = join_text(self.content)
+        if not text and self.structured is not None:
+            return json.dumps(self.structured, ensure_ascii=False)
+        return text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_message(self, tool_call_id: str) -> dict[str, Any]:
+        """A LiteLLM ``role: "tool"`` message answering ``tool_call_id``.
+
+        Tool messages carry text; images and audio go in :meth:`media_message`, which the chat sends
+        right after the tool messages of a turn.
+        """
+        text = self.text or ("(no output)" if not self.is_error else "Tool call failed")
+        if self.is_error and not text.lower().startswith(("error", "tool call")):
+            text = f"Error: {text}"
+        return {"role": "tool", "tool_call_id": tool_call_id, "content": text}
+
+    def media_parts(self) -> list[dict[str, Any]]:
+        """Images and audio in the result, as LiteLLM content parts."""
+        return media_parts(self.content)

@@ -1,0 +1,126 @@
+"""Shared fixtures: real MCP servers on every transport, and clean-up of every client made."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcp_litellm as ml
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_SERVER = ROOT / "tests" / "servers" / "fixture_server.py"
+EVERYTHING = ROOT / "tests" / "thirdparty" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+TRANSPORTS = ["stdio", "streamable", "sse", "memory"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited early with code {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"server did not listen on port {port} within {timeout}s")
+
+
+def start_http_server(args: list[str], port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start an HTTP MCP server subprocess and wait until it accepts connections."""
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, **(env or {})}, start_new_session=True)
+    try:
+        wait_for_port(port, process)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return process
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def fixture_http() -> Iterator[dict[str, str]]:
+    """The fixture server over streamable HTTP and over SSE (uvicorn on 127.0.0.1, ephemeral ports)."""
+    urls: dict[str, str] = {}
+    processes = []
+    for transport, path in (("streamable-http", "/mcp"), ("sse", "/sse")):
+        port = free_port()
+        processes.append(start_http_server([sys.executable, str(FIXTURE_SERVER), transport, "--port", str(port)], port))
+        urls[transport] = f"http://127.0.0.1:{port}{path}"
+    yield urls
+    for process in processes:
+        stop_process(process)
+
+
+def transport_config(transport: str, urls: dict[str, str] | None = None) -> tuple[str, dict[str, Any]]:
+    """``(transport_type, config)`` reaching the fixture server over ``transport``."""
+    if transport == "stdio":
+        return "stdio", {"command": sys.executable, "args": [str(FIXTURE_SERVER)]}
+    if transport == "memory":
+        from tests.servers.fixture_server import build_server
+
+        return "memory", {"server": build_server()}
+    assert urls is not None
+    if transport == "streamable":
+        return "streamable", {"url": urls["streamable-http"]}
+    return "sse", {"url": urls["sse"]}
+
+
+@pytest.fixture
+def make_client(request: pytest.FixtureRequest) -> Iterator[Callable[..., ml.Client]]:
+    """Factory ``make_client(transport, **kwargs)`` for clients of the fixture server; all stopped after."""
+    made: list[ml.Client] = []
+
+    def make(transport: str = "stdio", name: str = "fixture", **kwargs: Any) -> ml.Client:
+        urls = request.getfixturevalue("fixture_http") if transport in ("streamable", "sse") else None
+        transport_type, config = transport_config(transport, urls)
+        client = ml.client(name, transport_type, config, **kwargs)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.stop()
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Parametrizes a test over every transport of the fixture server."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def everything_js() -> Path:
+    """Path of @modelcontextprotocol/server-everything (installed by `npm ci --prefix tests/thirdparty`)."""
+    if not EVERYTHING.exists():
+        pytest.fail(f"server-everything is not installed at {EVERYTHING}; run: npm ci --prefix tests/thirdparty")
+    return EVERYTHING
