@@ -196,7 +196,11 @@ class Connection:
         options = self._options
         target = self._target
         if not _is_server_object(target):
-            target = _watched(target, lambda: get_loop().call_soon_threadsafe(self._mark_dead))
+
+            def on_end() -> None:
+                get_loop().call_soon_threadsafe(self._mark_dead)
+
+            target = _watched(target, on_end)
         try:
             client = mcp.Client(
                 target,

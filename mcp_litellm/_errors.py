@@ -43,7 +43,7 @@ class TransportError(MCPLiteLLMError, ConnectionError):
     """The connection to the server could not be made, or it was lost (process died, socket closed)."""
 
 
-class TimeoutError(MCPLiteLLMError, builtins.TimeoutError):  # noqa: A001 - deliberate, documented shadow
+class TimeoutError(MCPLiteLLMError, builtins.TimeoutError):
     """A request exceeded its timeout; the request was cancelled on the server."""
 
 

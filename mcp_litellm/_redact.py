@@ -15,9 +15,7 @@ def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in config.items():
         if key in _SECRET_KEYS and isinstance(value, Mapping):
             shown[key] = {k: _HIDDEN for k in value}
-        elif key in _SECRET_KEYS and value is not None:
-            shown[key] = f"<{type(value).__name__}>"
-        elif key == "server":
+        elif (key in _SECRET_KEYS and value is not None) or key == "server":
             shown[key] = f"<{type(value).__name__}>"
         else:
             shown[key] = value

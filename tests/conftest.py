@@ -21,7 +21,7 @@ import mcp_litellm as ml
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_SERVER = ROOT / "tests" / "servers" / "fixture_server.py"
-EVERYTHING = ROOT / "tests" / "thirdparty" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+EVERYTHING = ROOT / "tests/thirdparty/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 TRANSPORTS = ["stdio", "streamable", "sse", "memory"]
 
 

@@ -26,7 +26,7 @@ def check_keys(transport: str, config: Mapping[str, Any], *, required: set[str],
         )
 
 
-def check_type(transport: str, key: str, value: Any, expected: type | tuple[type, ...], what: str) -> None:
+def check_type(transport: str, key: str, value: Any, expected: Any, what: str) -> None:
     """Raise ``ConfigError`` when ``value`` is not of the expected type."""
     if value is not None and not isinstance(value, expected):
         raise ConfigError(

@@ -59,6 +59,22 @@ def build_server(name: str = "fixture") -> MCPServer:
             await asyncio.sleep(seconds / steps)
         return f"slept {seconds}"
 
+    events: list[str] = []
+
+    @server.tool(description="Sleep; records whether the call was cancelled (see `events`).")
+    async def wait(seconds: float) -> str:
+        try:
+            await asyncio.sleep(seconds)
+        except BaseException:
+            events.append("wait cancelled")
+            raise
+        events.append("wait finished")
+        return "waited"
+
+    @server.tool(description="What happened to earlier `wait` calls.")
+    def server_events() -> list[str]:
+        return list(events)
+
     @server.tool(description="Exit the server process abruptly (for crash tests).")
     def crash() -> str:
         os._exit(3)
@@ -152,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default="fixture")
     args = parser.parse_args(argv)
     server = build_server(args.name)
+    if os.environ.get("FIXTURE_BANNER"):
+        print(os.environ["FIXTURE_BANNER"], file=sys.stderr, flush=True)
     if args.transport == "stdio":
         server.run()
     else:

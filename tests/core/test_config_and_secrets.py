@@ -1,0 +1,118 @@
+"""Bad client configuration gets precise errors; secrets stay out of reprs, messages and logs."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from contextlib import asynccontextmanager
+
+import pytest
+from mcp import StdioServerParameters, stdio_client
+
+import mcp_litellm as ml
+from tests.conftest import FIXTURE_SERVER, free_port
+
+SECRET = "sk-live-SECRET-0123456789"
+
+
+@pytest.mark.parametrize(
+    ("transport_type", "config", "message"),
+    [
+        ("websocket", {"url": "ws://x"}, "unknown transport_type 'websocket'; valid choices: .*stdio.*streamable"),
+        ("stdio", {}, "needs config key\\(s\\) 'command'"),
+        ("stdio", {"command": "x", "argz": []}, "unknown config key\\(s\\) 'argz'.*accepts: args, command"),
+        ("stdio", {"command": "x", "args": "not-a-list"}, "'args' .* list of strings"),
+        ("streamable", {}, "needs config key\\(s\\) 'url'"),
+        ("streamable", {"url": "localhost:8000/mcp"}, "must start with http"),
+        ("sse", {"url": "http://x/sse", "headers": ["a"]}, "'headers' .* mapping"),
+        ("http", {"url": "http://x/mcp", "auth": "Bearer x"}, "httpx2.Auth"),
+        ("memory", {"server": object()}, "MCPServer"),
+    ],
+)
+def test_bad_transport_config(transport_type, config, message):
+    with pytest.raises(ml.ConfigError, match=message):
+        ml.client("bad", transport_type, config)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"request_timeout": 0}, "request_timeout must be a positive number"),
+        ({"request_timeout": "5"}, "request_timeout must be a positive number"),
+        ({"protocol": "newest"}, "protocol must be"),
+        ({"max_result_chars": -1}, "max_result_chars"),
+        ({"no_such_option": 1}, "unknown option\\(s\\) for client 'bad': no_such_option"),
+    ],
+)
+def test_bad_client_arguments(kwargs, message):
+    with pytest.raises(ml.ConfigError, match=message):
+        ml.client("bad", "stdio", {"command": "x"}, start=False, **kwargs)
+
+
+def test_errors_form_one_hierarchy():
+    for error in (ml.ConfigError, ml.TransportError, ml.TimeoutError, ml.ServerError, ml.UnsupportedFeature,
+                  ml.NotFoundError):
+        assert issubclass(error, ml.MCPLiteLLMError)
+    server_error = ml.ServerError(-32602, "Invalid params", {"field": "a"}, method="tools/call")
+    assert (server_error.code, server_error.message, server_error.data) == (-32602, "Invalid params", {"field": "a"})
+
+
+def test_client_is_ml_client_alias():
+    client = ml.client("same", "stdio", {"command": "x"}, start=False)
+    assert isinstance(client, ml.Client)
+
+
+def test_registered_transport_is_used(make_client):
+    opened: list[str] = []
+
+    def factory(config):
+        opened.append(config["script"])
+        return stdio_client(StdioServerParameters(command=sys.executable, args=[config["script"]]))
+
+    ml.register_transport("my-stdio", factory)
+    client = ml.client("custom", "my-stdio", {"script": str(FIXTURE_SERVER)})
+    try:
+        assert client.execute_tool("add", {"a": 20, "b": 22}).text == "42"
+        assert opened == [str(FIXTURE_SERVER)]
+    finally:
+        client.stop()
+
+
+def test_registered_async_context_manager_factory():
+    @asynccontextmanager
+    async def factory(config):
+        async with stdio_client(StdioServerParameters(command=sys.executable, args=[str(FIXTURE_SERVER)])) as s:
+            yield s
+
+    ml.register_transport("cm-stdio", lambda config: factory(config))
+    with ml.client("cm", "cm-stdio", {}) as client:
+        assert client.ping()
+
+
+def test_register_transport_rejects_bad_input():
+    with pytest.raises(ml.ConfigError):
+        ml.register_transport("", lambda c: None)
+    with pytest.raises(ml.ConfigError):
+        ml.register_transport("x", "not callable")  # type: ignore[arg-type]
+
+
+def test_header_secrets_never_shown(fixture_http, caplog):
+    caplog.set_level(logging.DEBUG)
+    headers = {"Authorization": f"Bearer {SECRET}", "X-Api-Key": SECRET}
+    client = ml.client("secret", "streamable", {"url": fixture_http["streamable-http"], "headers": headers})
+    try:
+        assert client.execute_tool("echo", {"message": "hello"}).text == "hello"
+        assert SECRET not in repr(client)
+        assert "Authorization" in repr(client)
+    finally:
+        client.stop()
+    with pytest.raises(ml.TransportError) as info:
+        ml.client("secret-down", "streamable", {"url": f"http://127.0.0.1:{free_port()}/mcp", "headers": headers})
+    assert SECRET not in str(info.value) and SECRET not in repr(info.value)
+    leaked = [r.getMessage() for r in caplog.records if SECRET in r.getMessage() or SECRET in str(r.args)]
+    assert leaked == []
+
+
+def test_env_secrets_not_in_repr():
+    client = ml.client("env", "stdio", {"command": "x", "env": {"API_KEY": SECRET}}, start=False)
+    assert SECRET not in repr(client)
