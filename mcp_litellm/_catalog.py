@@ -1,61 +1,52 @@
-"""What a server offers: listing (paginated, cached) and calling tools.
+"""What a server offers: tools (listing and calling), plus resources, prompts and notifications.
 
 ``CatalogMixin`` is part of :class:`mcp_litellm.Client`; it relies on the client core for the
-connection (``_require_connection``), timeouts (``_timeout``) and the approval hook.
+connection (``_require_connection``), timeouts (``_timeout``) and the approval hook. Resources and
+templates live in ``_resource``, prompts and completion in ``_prompt``, notification handling in
+``_notifications``; this class puts them together.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult
 
-from mcp_litellm._errors import ConfigError, NotFoundError
+from mcp_litellm._errors import ConfigError
+from mcp_litellm._listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._loop import run_async, run_sync
 from mcp_litellm._naming import safe_tool_name
+from mcp_litellm._notifications import NotificationsMixin
+from mcp_litellm._prompt import PromptsMixin
+from mcp_litellm._resource import ResourcesMixin
 from mcp_litellm._tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
+
+if TYPE_CHECKING:
+    from mcp_litellm._connection import Connection
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
 
-MAX_PAGES = 1000
-"""A server that keeps returning cursors is cut off after this many pages."""
-
 _OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
 
-
-async def paginate(fetch: Callable[[str | None], Awaitable[Any]], items: str, *, server: str) -> list[Any]:
-    """Collect every page of a list call, stopping on a repeated cursor or after ``MAX_PAGES``."""
-    collected: list[Any] = []
-    seen: set[str] = set()
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
-        page = await fetch(cursor)
-        collected.extend(getattr(page, items))
-        cursor = page.next_cursor
-        if cursor is None:
-            return collected
-        if cursor in seen:
-            logger.warning("server %r repeated pagination cursor %r for %s; stopping", server, cursor, items)
-            return collected
-        seen.add(cursor)
-    logger.warning("server %r returned more than %d pages of %s; stopping", server, MAX_PAGES, items)
-    return collected
+__all__ = ["MAX_PAGES", "CatalogMixin", "call_handler", "paginate"]
 
 
-async def call_handler(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call a user handler that may be sync or async."""
-    result = fn(*args)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+def _accepts_four(fn: Any) -> bool:
+    """Whether a progress handler takes a fourth positional argument (the tool name)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) >= 4
 
 
-class CatalogMixin:
-    """Tools of a server: list, find, call."""
+class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
+    """Tools, resources, templates, prompts and notifications of a server."""
 
     name: str
     with_prefix: bool
@@ -63,34 +54,17 @@ class CatalogMixin:
     _catalog_cache: dict[str, Any]
     _progress_handlers: list[ProgressHandler]
 
-    # provided by the client core
-    def _require_connection(self) -> Any: ...  # pragma: no cover
-    def _timeout(self, timeout: float | None) -> float: ...  # pragma: no cover
-    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None: ...  # pragma: no cover
-    def _request_meta(self) -> dict[str, Any] | None: ...  # pragma: no cover
-
-    def _invalidate(self, kind: str | None = None) -> None:
-        if kind is None:
-            self._catalog_cache.clear()
-        else:
-            self._catalog_cache.pop(kind, None)
+    if TYPE_CHECKING:  # provided by the client core and FeaturesMixin (stubs here would shadow them)
+        def _require_connection(self) -> Connection: ...
+        def _timeout(self, timeout: float | None) -> float: ...
+        async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None: ...
+        def _request_meta(self) -> dict[str, Any] | None: ...
 
     # -- tools -----------------------------------------------------------------------------------
 
     async def _list_tools(self, refresh: bool) -> list[Tool]:
-        cached = self._catalog_cache.get("tools")
-        if cached is not None and not refresh:
-            return list(cached)
-        connection = self._require_connection()
-        timeout = self._timeout(None)
-
-        async def fetch(cursor: str | None) -> Any:
-            return await connection.request("tools/list", lambda c: c.list_tools(cursor=cursor), timeout)
-
-        listed = await paginate(fetch, "tools", server=self.name)
-        tools = [self._make_tool(t) for t in listed]
-        self._catalog_cache["tools"] = tools
-        return list(tools)
+        return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
+                                       self._make_tool, refresh)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
         return Tool(
@@ -113,16 +87,8 @@ class CatalogMixin:
         return await run_async(self._list_tools(refresh))
 
     async def _find_tool(self, name: str, refresh: bool) -> Tool:
-        tools = await self._list_tools(refresh)
-        for tool in tools:
-            if tool.name == name:
-                return tool
-        for tool in tools:
-            if tool.mcp_name == name:
-                return tool
-        if not refresh:  # the list may be stale: look once more before giving up
-            return await self._find_tool(name, True)
-        raise NotFoundError("tool", name, [t.name for t in tools], server=self.name)
+        found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
+        return found
 
     def tool(self, name: str, refresh: bool = False) -> Tool:
         """The tool called ``name`` (its LiteLLM name or the server's name); ``NotFoundError`` if absent."""
@@ -146,7 +112,9 @@ class CatalogMixin:
         meta = self._request_meta()
 
         async def call(client: Any) -> CallToolResult:
-            return await client.call_tool(tool.mcp_name, arguments, progress_callback=progress, meta=meta)
+            called: CallToolResult = await client.call_tool(tool.mcp_name, arguments, progress_callback=progress,
+                                                            meta=meta)
+            return called
 
         try:
             result = await connection.request("tools/call", call, self._timeout(timeout))
@@ -158,14 +126,15 @@ class CatalogMixin:
         return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars)
 
     def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> Any:
-        handlers = [*([on_progress] if on_progress else []), *self._progress_handlers]
+        handlers = [(on_progress, False)] if on_progress else []
+        handlers += [(h, _accepts_four(h)) for h in self._progress_handlers]
         if not handlers:
             return None
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
-            for handler in handlers:
+            for handler, with_name in handlers:
                 try:
-                    await call_handler(handler, value, total, message)
+                    await call_handler(handler, value, total, message, *((tool_name,) if with_name else ()))
                 except Exception:
                     logger.exception("progress handler for %s on %r failed", tool_name, self.name)
 

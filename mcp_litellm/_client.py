@@ -110,10 +110,12 @@ class Client(CatalogMixin, FeaturesMixin):
         await connection.open(self.request_timeout)
         _live_clients.add(self)
         self._on_connected()
+        await self._after_connect()  # notifications: server log level, listen stream, subscriptions
         logger.debug("connected to server %r (%s, protocol %s)", self.name, self.transport_type,
                      self.protocol_version)
 
     async def _stop(self) -> None:
+        await self._before_stop()  # notifications: stop the listen stream while the session is still up
         connection, self._connection = self._connection, None
         _live_clients.discard(self)
         if connection is not None:

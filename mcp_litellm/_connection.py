@@ -238,6 +238,13 @@ class Connection:
         task = self._task
         if task is None or task.done():
             return
+        if not self._ready.is_set():
+            # Still connecting (e.g. a server that never answers the handshake): the owner task cannot
+            # see the stop request until the handshake ends, so cancel it; transport clean-up is shielded.
+            task.cancel()
+            with anyio.move_on_after(_CLOSE_GRACE):
+                await asyncio.gather(task, return_exceptions=True)
+            return
         try:
             with anyio.fail_after(_CLOSE_GRACE):
                 await asyncio.shield(self._closed.wait())

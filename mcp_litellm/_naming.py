@@ -19,8 +19,6 @@ def safe_tool_name(name: str, prefix: str | None = None) -> str:
     """
     full = f"{prefix}{PREFIX_SEPARATOR}{name}" if prefix else name
     cleaned = _UNSAFE.sub("_", full) or "_"
-    if len(cleaned) <= MAX_NAME and cleaned == full:
-        return cleaned
     if len(cleaned) <= MAX_NAME:
         return cleaned
     digest = hashlib.sha256(full.encode("utf-8")).hexdigest()[:8]

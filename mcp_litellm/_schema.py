@@ -1,44 +1,264 @@
 """JSON-schema rules per provider family, applied when a tool definition is built for a model.
 
-By default a tool's input schema goes to LiteLLM untouched. With a model, what that provider
-cannot take is rewritten here and nowhere else.
+Without a model a tool's input schema goes to LiteLLM as the server sent it (a copy, always a
+top-level object). With a model, what that provider cannot take is rewritten here and nowhere else:
+
+- ``openai`` (default, and every provider not named below): untouched.
+- ``anthropic`` (``anthropic/...``, ``claude-...``, Claude on Bedrock / Vertex): LiteLLM keeps only
+  ``type``/``properties``/``required``/``additionalProperties``/``$defs`` at the top level, so the
+  top-level ``title`` and ``$schema`` go and top-level ``anyOf``/``oneOf``/``allOf`` branches are merged
+  into the object (instead of being dropped by LiteLLM). Nested schemas are untouched.
+- ``gemini`` (``gemini/...``, ``vertex_ai/...``): Gemini takes an OpenAPI subset. LiteLLM already inlines
+  ``$ref``, drops unknown keywords and upper-cases types; it silently loses ``const``, ``oneOf``,
+  ``allOf``, non-string ``enum`` and most ``format`` values, and keeps only ``anyOf`` where one appears.
+  So before LiteLLM sees the schema we inline ``$ref``/``$defs`` (cutting recursion), turn ``const``
+  into a one-value ``enum`` (strings) or a description note (other types), ``oneOf`` into ``anyOf``,
+  merge ``allOf``, turn ``["T", "null"]`` types and ``anyOf [T, null]`` into ``nullable``, move
+  constraints Gemini lacks (``format``, ``exclusiveMinimum``, non-string ``enum`` ...) into the
+  description, and drop ``additionalProperties``, ``$schema``, ``title`` and other unsupported keywords.
+  The result passes through LiteLLM's own conversion unchanged in meaning.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
+
+_GEMINI_KEEP = {
+    "type", "format", "description", "nullable", "default", "items", "minItems", "maxItems", "enum",
+    "properties", "required", "minProperties", "maxProperties", "minimum", "maximum", "minLength",
+    "maxLength", "pattern", "example", "anyOf",
+}
+_GEMINI_FORMATS = {"enum", "date-time"}
+_NOTED = ("exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems")
+_MAX_DEPTH = 40
 
 
 def provider_family(model: str | None) -> str:
-    """Classify a LiteLLM model string: ``openai`` (default), ``gemini``, ``anthropic``."""
+    """Classify a LiteLLM model string: ``"openai"`` (default), ``"gemini"`` or ``"anthropic"``."""
     if not model:
         return "openai"
     lowered = model.lower()
-    provider = lowered.split("/", 1)[0] if "/" in lowered else ""
-    if provider in {"gemini", "vertex_ai", "vertex_ai_beta"} or lowered.startswith("gemini"):
-        return "gemini"
-    if provider in {"anthropic", "bedrock"} and "claude" in lowered or lowered.startswith("claude"):
+    provider, _, rest = lowered.partition("/") if "/" in lowered else ("", "", lowered)
+    if provider == "anthropic" or (not provider and rest.startswith("claude")):
         return "anthropic"
+    if provider in {"bedrock", "vertex_ai", "vertex_ai_beta"} and "claude" in rest:
+        return "anthropic"
+    if provider in {"gemini", "vertex_ai", "vertex_ai_beta"} or (not provider and rest.startswith("gemini")):
+        return "gemini"
     return "openai"
 
 
 def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
-    """Ensure a top-level object schema (an empty or missing schema becomes ``{"type": "object"}``)."""
+    """A deep copy of ``schema`` that is a top-level object schema.
+
+    An empty or missing schema becomes ``{"type": "object", "properties": {}}``; a schema with
+    properties (or only combinators) but no type gets ``"type": "object"``.
+    """
     if not schema:
         return {"type": "object", "properties": {}}
-    if schema.get("type") == "object" or "properties" in schema:
-        return schema
-    return {"type": "object", "properties": {"value": schema}, "required": ["value"]}
+    result = copy.deepcopy(schema)
+    if "type" not in result and any(k in result for k in ("properties", "anyOf", "oneOf", "allOf", "required")):
+        result["type"] = "object"
+    if result.get("type") != "object":
+        return {"type": "object", "properties": {"value": result}, "required": ["value"]}
+    return result
 
 
 def schema_for_model(schema: dict[str, Any] | None, model: str | None) -> dict[str, Any]:
-    """The parameters schema to send for ``model`` (a deep copy when anything changes)."""
+    """The parameters schema to send for ``model`` (always a new dict; ``schema`` is never modified)."""
     result = object_schema(schema)
     family = provider_family(model)
-    if family == "openai":
-        return result
-    result = copy.deepcopy(result)
     if family == "anthropic":
-        result.pop("title", None)
+        return anthropic_schema(result)
+    if family == "gemini":
+        return gemini_schema(result)
     return result
+
+
+# -- anthropic ------------------------------------------------------------------------------------
+
+
+def anthropic_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Top-level rules for Anthropic (see the module docstring). Takes ownership of ``schema``."""
+    result = merge_top_level_combinators(schema)
+    for key in ("title", "$schema", "$id"):
+        result.pop(key, None)
+    return result
+
+
+def merge_top_level_combinators(schema: dict[str, Any]) -> dict[str, Any]:
+    """Fold top-level ``anyOf``/``oneOf``/``allOf`` object branches into the object's own properties.
+
+    ``required`` gains the names every branch requires (``anyOf``/``oneOf``) or any branch requires
+    (``allOf``); properties already defined at the top level win over branch ones.
+    """
+    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    for combinator in ("allOf", "anyOf", "oneOf"):
+        branches = schema.get(combinator)
+        if not isinstance(branches, list):
+            continue
+        resolved = [_resolve_local(b, defs) for b in branches]
+        if not all(isinstance(b, dict) and (b.get("type", "object") == "object") for b in resolved):
+            continue
+        schema.pop(combinator)
+        properties = schema.setdefault("properties", {})
+        required_sets = []
+        for branch in resolved:
+            for name, sub in (branch.get("properties") or {}).items():
+                properties.setdefault(name, sub)
+            required_sets.append(set(branch.get("required") or []))
+        extra = set.union(*required_sets) if combinator == "allOf" else set.intersection(*required_sets)
+        if required_sets and extra:
+            required = list(schema.get("required") or [])
+            schema["required"] = required + sorted(extra - set(required))
+    return schema
+
+
+def _resolve_local(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        target = defs.get(node["$ref"].rsplit("/", 1)[-1])
+        if isinstance(target, dict):
+            return {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    return node
+
+
+# -- gemini ---------------------------------------------------------------------------------------
+
+
+def gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Gemini's rules (see the module docstring). Takes ownership of ``schema``."""
+    defs = {**schema.pop("definitions", {}), **schema.pop("$defs", {})}
+    inlined = _inline_refs(schema, defs, (), 0)
+    merged = merge_top_level_combinators(inlined)
+    result = _gemini_node(merged, 0)
+    result["type"] = "object"
+    result.pop("nullable", None)
+    return result
+
+
+def _inline_refs(node: Any, defs: dict[str, Any], chain: tuple[str, ...], depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        return {"type": "object", "description": "(nested too deeply to describe)"}
+    if isinstance(node, list):
+        return [_inline_refs(item, defs, chain, depth + 1) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        name = ref.rsplit("/", 1)[-1]
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        if name in chain or name not in defs:
+            what = "recursive" if name in chain else "unresolved"
+            note = f"({what} reference to {name})"
+            return {"type": "object", "description": f"{siblings.get('description', '')} {note}".strip()}
+        target = _inline_refs(copy.deepcopy(defs[name]), defs, (*chain, name), depth + 1)
+        return {**target, **_inline_refs(siblings, defs, chain, depth + 1)}
+    return {k: _inline_refs(v, defs, chain, depth + 1) for k, v in node.items() if k not in ("$defs", "definitions")}
+
+
+def _note(node: dict[str, Any], text: str) -> None:
+    description = node.get("description")
+    node["description"] = f"{description} {text}" if description else text
+
+
+def _literal(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
+    """Rewrite one subschema (and its children) for Gemini."""
+    if node is True or not isinstance(node, dict) or depth > _MAX_DEPTH:
+        return {}
+    node = dict(node)
+    if "oneOf" in node:  # exclusivity is lost, the alternatives are kept
+        node["anyOf"] = [*node.get("anyOf", []), *node.pop("oneOf")]
+    if isinstance(node.get("allOf"), list):
+        node = _merge_all_of(node)
+    types = node.get("type")
+    if isinstance(types, list):
+        non_null = [t for t in types if t != "null"]
+        if len(non_null) < len(types):
+            node["nullable"] = True
+        if len(non_null) == 1:
+            node["type"] = non_null[0]
+        else:
+            node.pop("type")
+            node["anyOf"] = [*node.get("anyOf", []), *({"type": t} for t in non_null)]
+    if "const" in node:
+        value = node.pop("const")
+        if isinstance(value, str):
+            node["enum"] = [value]
+            node.setdefault("type", "string")
+        else:
+            _note(node, f"Must be {_literal(value)}.")
+    enum = node.get("enum")
+    if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+        node.pop("enum")
+        _note(node, "One of: " + ", ".join(_literal(v) for v in enum) + ".")
+    elif isinstance(enum, list):
+        node.setdefault("type", "string")
+    fmt = node.get("format")
+    if fmt is not None and fmt not in _GEMINI_FORMATS:
+        node.pop("format")
+        _note(node, f"Format: {fmt}.")
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict) and not node.get("properties"):
+        value_type = extra.get("type")
+        _note(node, "An object with any keys" + (f" and {value_type} values." if isinstance(value_type, str) else "."))
+    for key in _NOTED:
+        if key in node:
+            _note(node, f"{key}: {_literal(node[key])}.")
+    out: dict[str, Any] = {k: v for k, v in node.items() if k in _GEMINI_KEEP}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {name: _gemini_node(sub, depth + 1) for name, sub in out["properties"].items()}
+        if isinstance(out.get("required"), list):
+            out["required"] = [n for n in out["required"] if n in out["properties"]]
+        out.setdefault("type", "object")
+    elif "required" in out:
+        out.pop("required")
+    if "items" in out:
+        items = out["items"]
+        out["items"] = _gemini_node(items[0] if isinstance(items, list) and items else items, depth + 1)
+    if isinstance(out.get("anyOf"), list):
+        out = _gemini_any_of(out, depth)
+    return out
+
+
+def _merge_all_of(node: dict[str, Any]) -> dict[str, Any]:
+    branches = [b for b in node.pop("allOf") if isinstance(b, dict)]
+    merged: dict[str, Any] = {}
+    for branch in [*branches, node]:
+        for key, value in branch.items():
+            if key == "properties" and isinstance(value, dict):
+                merged.setdefault("properties", {}).update(value)
+            elif key == "required" and isinstance(value, list):
+                merged["required"] = [*merged.get("required", []), *(n for n in value if n not in merged.get(
+                    "required", []))]
+            else:
+                merged[key] = value
+    return merged
+
+
+def _gemini_any_of(node: dict[str, Any], depth: int) -> dict[str, Any]:
+    branches = [_gemini_node(b, depth + 1) for b in node.pop("anyOf")]
+    non_null = [b for b in branches if b.get("type") != "null"]
+    if len(non_null) < len(branches):
+        node["nullable"] = True
+    if len(non_null) == 1:  # a single alternative: inline it so sibling keywords survive
+        single = non_null[0]
+        description = node.pop("description", None)
+        merged = {**single, **{k: v for k, v in node.items() if k != "type" or "type" not in single}}
+        if description:
+            merged["description"] = f"{description} {single['description']}" if single.get("description") \
+                else description
+        return merged
+    if not non_null:
+        node.setdefault("type", "string")
+        return node
+    if node.get("nullable"):
+        for branch in non_null:
+            branch["nullable"] = True
+    node["anyOf"] = non_null
+    return node

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent, ToolAnnotations
 
-from mcp_litellm._content import join_text, media_parts
-from mcp_litellm._schema import schema_for_model
+from mcp_litellm._content import block_text, is_media, join_text, media_note, media_part, media_parts
+from mcp_litellm._schema import provider_family, schema_for_model
 
 if TYPE_CHECKING:
     from mcp_litellm._client import Client
@@ -129,17 +129,89 @@ class ToolResult:
     def __str__(self) -> str:
         return self.text
 
-    def to_message(self, tool_call_id: str) -> dict[str, Any]:
-        """A LiteLLM ``role: "tool"`` message answering ``tool_call_id``.
-
-        Tool messages carry text; images and audio go in :meth:`media_message`, which the chat sends
-        right after the tool messages of a turn.
-        """
-        text = self.text or ("(no output)" if not self.is_error else "Tool call failed")
+    def _tool_text(self, inline_images: bool) -> str:
+        pieces = []
+        for block in self.content:
+            text = block_text(block)
+            if text is not None:
+                pieces.append(text)
+            elif is_media(block) and not (inline_images and _is_image(block)):
+                pieces.append(media_note(block))
+        text = "\n".join(pieces)
+        if not text.strip():
+            text = "Tool call failed" if self.is_error else "(no output)"
         if self.is_error and not text.lower().startswith(("error", "tool call")):
             text = f"Error: {text}"
-        return {"role": "tool", "tool_call_id": tool_call_id, "content": text}
+        return text
+
+    def to_message(self, tool_call_id: str, model: str | None = None) -> dict[str, Any]:
+        """A LiteLLM ``role: "tool"`` message answering ``tool_call_id``.
+
+        With a ``model`` whose provider takes images inside tool results through LiteLLM (Anthropic,
+        Gemini / Vertex AI, Bedrock), images are ``image_url`` parts of this message. Otherwise (OpenAI
+        and every other provider, or no model given) the message is text that notes each image or
+        audio block, and :meth:`media_message` carries the media; :meth:`to_messages` gives both.
+        """
+        images = [media_part(b) for b in self.content if _is_image(b)] if images_in_tool_messages(model) else []
+        if images:
+            text_part = {"type": "text", "text": self._tool_text(inline_images=True)}
+            return {"role": "tool", "tool_call_id": tool_call_id, "content": [text_part, *images]}
+        return {"role": "tool", "tool_call_id": tool_call_id, "content": self._tool_text(inline_images=False)}
+
+    def media_message(self, model: str | None = None) -> dict[str, Any] | None:
+        """A ``role: "user"`` message with the media :meth:`to_message` could not carry for ``model``, or ``None``.
+
+        Send it after all tool messages of the turn (providers want tool messages right after the
+        assistant message that asked for them).
+        """
+        inline_images = images_in_tool_messages(model)
+        blocks = [b for b in self.content if is_media(b) and not (inline_images and _is_image(b))]
+        if not blocks:
+            return None
+        label = f"tool {self.tool_name!r}" if self.tool_name else "the tool"
+        intro = {"type": "text", "text": f"Media returned by {label}:"}
+        return {"role": "user", "content": [intro, *media_parts(blocks)]}
+
+    def to_messages(self, tool_call_id: str, model: str | None = None) -> list[dict[str, Any]]:
+        """The tool message and, when needed, the follow-up user message with media (see :meth:`to_message`)."""
+        media = self.media_message(model)
+        return [self.to_message(tool_call_id, model), *([media] if media else [])]
+
+    @staticmethod
+    def batch_messages(results: Sequence[tuple[str, ToolResult]], model: str | None = None) -> list[dict[str, Any]]:
+        """Messages for several ``(tool_call_id, result)`` pairs of one turn: all tool messages first, then
+        one user message with every result's media that the tool messages could not carry."""
+        messages = [result.to_message(call_id, model) for call_id, result in results]
+        media = [m for m in (result.media_message(model) for _, result in results) if m is not None]
+        if media:
+            messages.append({"role": "user", "content": [part for m in media for part in m["content"]]})
+        return messages
 
     def media_parts(self) -> list[dict[str, Any]]:
         """Images and audio in the result, as LiteLLM content parts."""
         return media_parts(self.content)
+
+
+def images_in_tool_messages(model: str | None) -> bool:
+    """Whether LiteLLM turns ``image_url`` parts of a tool message into images for ``model``'s provider.
+
+    True for Anthropic, Gemini / Vertex AI and Bedrock (LiteLLM converts them into the provider's
+    tool-result image blocks). False for OpenAI, whose tool messages take text only, for every other
+    provider, and when no model is given.
+    """
+    if not model:
+        return False
+    provider = model.lower().split("/", 1)[0] if "/" in model else ""
+    return provider in {"bedrock", "bedrock_converse"} or provider_family(model) in {"anthropic", "gemini"}
+
+
+def _is_image(block: Any) -> bool:
+    if isinstance(block, ImageContent):
+        return True
+    return (isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents)
+            and (block.resource.mime_type or "").startswith("image/"))
+
+
+def to_litellm_tools(tools: Iterable[Tool], model: str | None = None) -> list[dict[str, Any]]:
+    """LiteLLM tool definitions for ``tools`` (see :meth:`Tool.to_litellm`); ``model`` applies its provider's rules."""
+    return [tool.to_litellm(model) for tool in tools]

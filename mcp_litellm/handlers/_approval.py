@@ -1,0 +1,100 @@
+"""Human in the loop: approving each tool call of a client before it reaches the server."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from mcp_types import ToolAnnotations
+
+from mcp_litellm._config import HandlerSpec
+from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
+from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
+
+logger = logging.getLogger("mcp_litellm")
+
+__all__ = ["HumanInTheLoopHandler", "decide_tool_call"]
+
+
+class HumanInTheLoopHandler(Handler):
+    """Base class for tool-call approval: implement ``execute`` returning ``self.approve()``,
+    ``self.deny(reason)`` or ``self.defer(timeout)`` (then decide with
+    ``HumanInTheLoopRegistry.approve(self.approval_id)`` / ``.deny(self.approval_id, reason=...)``).
+
+    Attributes: ``tool_name`` (the server's name for the tool), ``parameters``, ``annotations``
+    (``ToolAnnotations`` with the spec's defaults filled in), ``approval_id``, ``tool`` (the
+    :class:`~mcp_litellm.Tool`), ``options``, ``client_name``.
+    Option ``timeout`` (default 300): seconds a deferred decision waits before the call is denied.
+    """
+
+    default_options: ClassVar[Mapping[str, Any]] = {"timeout": 300.0}
+    _stop_kind = "deny"
+
+    def __init__(self, *, tool_name: str, parameters: dict[str, Any], annotations: ToolAnnotations | None,
+                 approval_id: str, client_name: str, options: dict[str, Any] | None = None, tool: Any = None) -> None:
+        super().__init__(client_name=client_name, options=options)
+        self.tool_name = tool_name
+        self.parameters = parameters
+        self.annotations = annotations
+        self.approval_id = approval_id
+        self.tool = tool
+
+    def approve(self) -> Decision:
+        """Let the call run."""
+        return Decision("approve")
+
+    def deny(self, reason: str = "denied by the user") -> Decision:
+        """Refuse; the caller gets the error result "Tool call was denied: <reason>"."""
+        return Decision("deny", reason=reason)
+
+    def defer(self, timeout: float | None = None) -> Decision:
+        """Decide later through ``HumanInTheLoopRegistry``; denied after ``timeout`` seconds."""
+        return Decision("defer", timeout=timeout if timeout is not None else self.options.get("timeout"))
+
+
+def _reason(outcome: Any) -> str | None:
+    if outcome is True:
+        return None
+    if outcome is False:
+        return "denied by the approval handler"
+    if outcome is None:
+        return "the approval handler returned no decision"
+    if isinstance(outcome, str):
+        return outcome or "denied by the approval handler"
+    if isinstance(outcome, Decision):
+        if outcome.kind in ("approve", "accept"):
+            return None
+        return outcome.reason or "denied by the approval handler"
+    return f"the approval handler returned an unexpected {type(outcome).__name__}"
+
+
+async def decide_tool_call(spec: HandlerSpec, tool: Any, arguments: dict[str, Any], client_name: str) -> str | None:
+    """Run the approval handler for one tool call; the denial reason, or ``None`` to run it.
+
+    Fails closed: a handler that raises, returns nothing or times out denies the call.
+    """
+    approval_id = uuid.uuid4().hex
+    default_timeout = float(HumanInTheLoopHandler.default_options["timeout"])
+    try:
+        if is_handler_class(spec.handler, HumanInTheLoopHandler):
+            handler = spec.handler(tool_name=tool.mcp_name, parameters=dict(arguments), annotations=tool.annotations,
+                                   approval_id=approval_id, client_name=client_name, options=dict(spec.options),
+                                   tool=tool)
+            default_timeout = float(handler.options.get("timeout") or default_timeout)
+            outcome = await handler.run()
+        else:
+            outcome = await call_user(spec.handler, tool.mcp_name, dict(arguments))
+        if isinstance(outcome, Decision) and outcome.kind == "defer":
+            timeout = outcome.timeout or default_timeout
+            logger.info("tool call %s on server %r waits for approval %s (up to %ss)", tool.mcp_name, client_name,
+                        approval_id, timeout)
+            outcome, timed_out = await HumanInTheLoopRegistry.wait(approval_id, timeout)
+            if timed_out:
+                return f"no decision was made within {timeout:g}s"
+    except Exception as exc:
+        logger.warning("approval handler for %s on server %r failed: %s: %s", tool.mcp_name, client_name,
+                       type(exc).__name__, exc)
+        return f"the approval handler failed ({type(exc).__name__}: {exc})"
+    return _reason(outcome)

@@ -1,0 +1,178 @@
+"""Answering ``elicitation/create``: the request as an :class:`Elicitation`, the user's handler,
+deferred completion, and schema validation of accepted content (invalid content is never sent)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitRequestFormParams, ElicitResult, ErrorData
+
+from mcp_litellm._config import ElicitationSettings
+from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
+from mcp_litellm.handlers._registry import ElicitationRegistry
+
+logger = logging.getLogger("mcp_litellm")
+
+__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "schema_errors"]
+
+
+def schema_errors(content: Any, schema: dict[str, Any] | None) -> list[str]:
+    """Why ``content`` does not match the requested ``schema`` (empty when it does)."""
+    from jsonschema import FormatChecker
+    from jsonschema.validators import validator_for
+
+    if not isinstance(content, dict):
+        return [f"the content must be an object, got {type(content).__name__}"]
+    if not schema:
+        return []
+    validator = validator_for(schema)(schema, format_checker=FormatChecker())
+    errors = []
+    for error in sorted(validator.iter_errors(content), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(p) for p in error.absolute_path)
+        errors.append(f"{where}: {error.message}" if where else error.message)
+    return errors
+
+
+@dataclass
+class Elicitation:
+    """A server's request for user input, as handlers see it.
+
+    Attributes:
+        id: the server's elicitation id in URL mode, else a generated one; the key for
+            ``ElicitationRegistry.complete`` / ``.cancel``.
+        message: what to ask the user.
+        mode: ``"form"`` (fill in ``requested_schema``) or ``"url"`` (visit ``url``).
+        requested_schema: the JSON schema of the expected content (form mode).
+        url: the page to open (URL mode).
+        server_name: the name of the client (server) that asked.
+        params: the SDK request parameters.
+    """
+
+    id: str
+    message: str
+    mode: str
+    requested_schema: dict[str, Any] | None
+    url: str | None
+    server_name: str
+    params: Any = None
+
+    @classmethod
+    def from_params(cls, params: Any, server_name: str) -> Elicitation:
+        """Build from the SDK's ``ElicitRequestFormParams`` / ``ElicitRequestURLParams``."""
+        if isinstance(params, ElicitRequestFormParams):
+            return cls(uuid.uuid4().hex, params.message, "form", dict(params.requested_schema), None, server_name,
+                       params)
+        eid = getattr(params, "elicitation_id", None) or uuid.uuid4().hex
+        return cls(str(eid), params.message, "url", None, params.url, server_name, params)
+
+    def validate(self, content: Any) -> list[str]:
+        """Why ``content`` would not be accepted (empty when it would)."""
+        return schema_errors(content, self.requested_schema)
+
+
+class ElicitationHandler(Handler):
+    """Base class for elicitation handlers: implement ``execute`` returning ``self.accept(content)``,
+    ``self.decline(reason)``, ``self.cancel(reason)`` or ``self.defer()`` (then complete it with
+    ``ElicitationRegistry.complete(self.elicitation.id, response={...})``).
+
+    Option ``timeout``: seconds a deferred elicitation waits (default: the client's setting).
+    """
+
+    _stop_kind = "decline"
+
+    def __init__(self, elicitation: Elicitation, *, client_name: str, options: dict[str, Any] | None = None) -> None:
+        super().__init__(client_name=client_name, options=options)
+        self.elicitation = elicitation
+
+    def accept(self, content: dict[str, Any] | None = None) -> Decision:
+        """Accept with ``content`` (form mode; validated against the schema) or nothing (URL mode)."""
+        return Decision("accept", value=content)
+
+    def decline(self, reason: str | None = None) -> Decision:
+        """The user declined."""
+        return Decision("decline", reason=reason)
+
+    def cancel(self, reason: str | None = None) -> Decision:
+        """The user dismissed the request."""
+        return Decision("cancel", reason=reason)
+
+    def defer(self, timeout: float | None = None) -> Decision:
+        """Answer later through ``ElicitationRegistry``; cancelled after ``timeout`` seconds."""
+        return Decision("defer", timeout=timeout if timeout is not None else self.options.get("timeout"))
+
+
+def _as_decision(outcome: Any) -> Decision:
+    if isinstance(outcome, Decision):
+        return outcome
+    if outcome is True:
+        return Decision("accept", value=None)
+    if outcome is False:
+        return Decision("decline", reason="declined by the elicitation handler")
+    if outcome is None:
+        return Decision("cancel", reason="the elicitation handler returned nothing")
+    if isinstance(outcome, dict):
+        return Decision("accept", value=outcome)
+    if isinstance(outcome, str):
+        return Decision("decline", reason=outcome)
+    raise TypeError(f"an elicitation handler returned a {type(outcome).__name__}; return accept(dict), "
+                    "decline(), cancel() or defer()")
+
+
+class ElicitationRunner:
+    """Answers one client's elicitation requests according to its :class:`ElicitationSettings`."""
+
+    def __init__(self, settings: ElicitationSettings, client_name: str) -> None:
+        self.settings = settings
+        self.client_name = client_name
+
+    async def respond(self, params: Any) -> ElicitResult | ErrorData:
+        """The user's answer, or ``ErrorData`` (handler failure, or content not matching the schema)."""
+        spec = self.settings.handler
+        if spec is None:
+            return ErrorData(code=INTERNAL_ERROR,
+                             message=f"no elicitation handler is registered on client {self.client_name!r}")
+        elicitation = Elicitation.from_params(params, self.client_name)
+        try:
+            if is_handler_class(spec.handler, ElicitationHandler):
+                handler = spec.handler(elicitation, client_name=self.client_name, options=dict(spec.options))
+                outcome = await handler.run()
+            else:
+                outcome = await call_user(spec.handler, elicitation)
+            decision = _as_decision(outcome)
+            if decision.kind == "defer":
+                timeout = decision.timeout or self.settings.timeout
+                decision, timed_out = await ElicitationRegistry.wait(elicitation.id, timeout)
+                if timed_out:
+                    logger.info("elicitation %s from server %r timed out after %ss; cancelled", elicitation.id,
+                                self.client_name, timeout)
+        except Exception as exc:
+            logger.warning("elicitation handler for server %r failed: %s: %s", self.client_name,
+                           type(exc).__name__, exc)
+            return ErrorData(code=INTERNAL_ERROR, message=f"the client's elicitation handler failed: "
+                                                          f"{type(exc).__name__}: {exc}")
+        return self._result(elicitation, decision)
+
+    def _result(self, elicitation: Elicitation, decision: Decision) -> ElicitResult | ErrorData:
+        if decision.kind in ("decline", "deny", "reject"):
+            return ElicitResult(action="decline")
+        if decision.kind == "cancel":
+            return ElicitResult(action="cancel")
+        if decision.kind not in ("accept", "approve"):
+            return ErrorData(code=INTERNAL_ERROR, message=f"unexpected elicitation decision {decision.kind!r}")
+        if elicitation.mode == "url":
+            return ElicitResult(action="accept")
+        content = decision.value if decision.value is not None else {}
+        errors = elicitation.validate(content)
+        if not errors:
+            try:
+                return ElicitResult(action="accept", content=content)
+            except ValueError as exc:
+                errors = [str(exc)]
+        logger.warning("elicitation content for server %r does not match the requested schema: %s",
+                       self.client_name, "; ".join(errors))
+        return ErrorData(code=INVALID_PARAMS,
+                         message="the client's elicitation response does not match the requested schema: "
+                                 + "; ".join(errors[:10]))

@@ -1,0 +1,250 @@
+"""Answering ``sampling/createMessage``: the request as a :class:`Sample`, the policy (rate limit,
+guard, approval, handler or the default LiteLLM completion) and the answer or refusal."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, ModelPreferences, SamplingMessage
+
+from mcp_litellm import _sampling
+from mcp_litellm._config import SamplingSettings
+from mcp_litellm._llm import acompletion, model_metadata, router_model_names
+from mcp_litellm._loop import run_async, run_sync
+from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, call_user, is_handler_class
+from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
+
+logger = logging.getLogger("mcp_litellm")
+
+__all__ = ["REJECTED", "Sample", "SamplingHandler", "SamplingRunner"]
+
+REJECTED = -1
+"""JSON-RPC error code sent when the client refuses a request (the MCP spec's "user rejected")."""
+_APPROVAL_TIMEOUT = 300.0
+
+
+@dataclass
+class Sample:
+    """A server's sampling request, as handlers and guards see it.
+
+    Attributes:
+        params: the SDK's ``CreateMessageRequestParams`` (everything the server sent).
+        server_name: the name of the client (server) that asked.
+        max_tokens: the server's ``maxTokens`` after the user's ``max_tokens`` cap.
+        id: a unique id (used by a deferred approval in ``HumanInTheLoopRegistry``).
+    """
+
+    params: CreateMessageRequestParams
+    server_name: str
+    max_tokens: int
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def messages(self) -> list[SamplingMessage]:
+        """The conversation (SDK ``SamplingMessage`` objects)."""
+        return list(self.params.messages)
+
+    @property
+    def message(self) -> str:
+        """All text of the conversation joined by newlines."""
+        return _sampling.request_text(self.params)
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The server's system prompt."""
+        return self.params.system_prompt
+
+    @property
+    def model_preferences(self) -> ModelPreferences | None:
+        """The server's hints and cost/speed/intelligence priorities."""
+        return self.params.model_preferences
+
+    @property
+    def temperature(self) -> float | None:
+        """Requested temperature."""
+        return self.params.temperature
+
+    @property
+    def stop_sequences(self) -> list[str]:
+        """Requested stop sequences."""
+        return list(self.params.stop_sequences or [])
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The server's provider metadata."""
+        return dict(self.params.metadata or {})
+
+    @property
+    def tools(self) -> list[Any]:
+        """Tools the model may call (SDK ``Tool`` objects)."""
+        return list(self.params.tools or [])
+
+    @property
+    def tool_choice(self) -> str | None:
+        """``"auto"``, ``"required"``, ``"none"`` or ``None``."""
+        return self.params.tool_choice.mode if self.params.tool_choice else None
+
+    def to_litellm_messages(self) -> list[dict[str, Any]]:
+        """The system prompt and messages in LiteLLM format."""
+        return _sampling.to_litellm_messages(self.params)
+
+
+def verdict_reason(verdict: Any, default: str) -> str | None:
+    """Guard/approval contract: ``True``/``None``/approve pass (``None``); ``False``, a string or a
+    deny decision fail with a reason."""
+    if verdict is True or verdict is None:
+        return None
+    if isinstance(verdict, Decision):
+        if verdict.kind in ("approve", "accept"):
+            return None
+        return verdict.reason or default
+    if isinstance(verdict, str) and verdict:
+        return verdict
+    return default
+
+
+class SamplingHandler(Handler):
+    """Base class for sampling handlers: implement ``execute`` returning ``self.accept(response)`` or
+    ``self.reject(reason)`` (or ``True`` for the default completion, ``False`` to reject).
+
+    ``self.sample`` is the :class:`Sample`; ``self.default_completion(model=None, **kwargs)`` (async:
+    ``adefault_completion``) runs the LiteLLM completion the client would run without a handler and
+    returns LiteLLM's response, which ``accept`` takes as it is.
+    """
+
+    _stop_kind = "reject"
+
+    def __init__(self, sample: Sample, *, client_name: str, options: dict[str, Any] | None = None,
+                 runner: SamplingRunner | None = None) -> None:
+        super().__init__(client_name=client_name, options=options)
+        self.sample = sample
+        self._runner = runner
+
+    def accept(self, response: Any = None) -> Decision:
+        """Answer with ``response``: a LiteLLM response, a string, or an SDK result/content block
+        (``None``: the default completion)."""
+        return Decision("accept", value=response)
+
+    def reject(self, reason: str = "rejected by the sampling handler") -> Decision:
+        """Refuse; the server receives an error with ``reason``."""
+        return Decision("reject", reason=reason)
+
+    async def adefault_completion(self, model: str | None = None, **overrides: Any) -> Any:
+        """Run the default LiteLLM completion for this request (``model``: skip the model policy)."""
+        if self._runner is None:
+            raise RuntimeError("this handler is not attached to a client")
+        return await run_async(self._runner.complete(self.sample, model, overrides))
+
+    def default_completion(self, model: str | None = None, **overrides: Any) -> Any:
+        """Blocking twin of :meth:`adefault_completion` (for sync ``execute`` methods)."""
+        return run_sync(self.adefault_completion(model, **overrides))
+
+
+class SamplingRunner:
+    """Answers one client's sampling requests according to its :class:`SamplingSettings`."""
+
+    def __init__(self, settings: SamplingSettings, client_name: str) -> None:
+        self.settings = settings
+        self.client_name = client_name
+        self.limiter = RateLimiter(settings.rate_limit) if settings.rate_limit else None
+
+    def _fallback_model(self) -> str:
+        pm = self.settings.preferred_model
+        return self.settings.default_model or (pm if isinstance(pm, str) else None) or "unknown"
+
+    def _scrub(self, text: str) -> str:
+        for key, value in self.settings.completion_kwargs.items():
+            if isinstance(value, str) and len(value) >= 4 and any(s in key.lower() for s in ("key", "token", "secret")):
+                text = text.replace(value, "***")
+        return text
+
+    async def choose_model(self, sample: Sample) -> str:
+        """The model for ``sample``: ``preferred_model`` (string or callable), else the built-in policy."""
+        settings = self.settings
+        preferred = settings.preferred_model
+        if isinstance(preferred, str):
+            return preferred
+        if preferred is not None:
+            chosen = await call_user(preferred, sample.model_preferences)
+            if chosen:
+                return str(chosen)
+        allowed = settings.allowed_models
+        if allowed is None and settings.router is not None:
+            allowed = tuple(router_model_names(settings.router))
+        model = _sampling.select_model(sample.model_preferences, allowed_models=allowed,
+                                       default_model=settings.default_model, metadata=model_metadata)
+        if model is None:
+            raise _sampling.SamplingConversionError(
+                f"no model is configured for sampling on client {self.client_name!r}; "
+                "set sampling preferred_model, default_model or allowed_models")
+        return model
+
+    async def complete(self, sample: Sample, model: str | None = None, overrides: dict[str, Any] | None = None) -> Any:
+        """The LiteLLM completion for ``sample`` (LiteLLM's response object)."""
+        chosen = model or await self.choose_model(sample)
+        kwargs = _sampling.completion_kwargs(sample.params, model=chosen, max_tokens=sample.max_tokens,
+                                             server=self.client_name)
+        kwargs.update(self.settings.completion_kwargs)
+        kwargs.update(overrides or {})
+        logger.debug("sampling for server %r with model %r", self.client_name, chosen)
+        return await acompletion(router=self.settings.router, **kwargs)
+
+    async def respond(self, params: CreateMessageRequestParams) -> Any:
+        """The result for the server, or ``ErrorData`` (never raises for handler or LLM failures)."""
+        cap = self.settings.max_tokens
+        sample = Sample(params, self.client_name, min(params.max_tokens, cap) if cap else params.max_tokens)
+        try:
+            refusal = await self._admit(sample)
+            if refusal is not None:
+                logger.info("sampling request from server %r refused: %s", self.client_name, refusal)
+                return ErrorData(code=REJECTED, message=refusal)
+            return await self._answer(sample)
+        except Exception as exc:
+            logger.warning("sampling for server %r failed: %s", self.client_name, self._scrub(str(exc)),
+                           exc_info=logger.isEnabledFor(logging.DEBUG))
+            text = self._scrub(str(exc).strip())
+            detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+            return ErrorData(code=INTERNAL_ERROR, message=f"sampling failed on the client: {detail}")
+
+    async def _admit(self, sample: Sample) -> str | None:
+        settings = self.settings
+        if self.limiter is not None and not self.limiter.allow():
+            return (f"sampling rate limit reached: at most {self.limiter.per_minute} requests per minute "
+                    f"from server {self.client_name!r}")
+        if settings.guard is not None:
+            reason = verdict_reason(await call_user(settings.guard, sample), "rejected by the sampling guard")
+            if reason is not None:
+                return f"Sampling request rejected: {reason}"
+        if settings.approval is not None:
+            verdict = await call_user(settings.approval, sample)
+            if isinstance(verdict, Decision) and verdict.kind == "defer":
+                verdict, _ = await HumanInTheLoopRegistry.wait(sample.id, verdict.timeout or _APPROVAL_TIMEOUT)
+            reason = verdict_reason(verdict, "not approved")
+            if reason is not None:
+                return f"Sampling request was not approved: {reason}"
+        return None
+
+    async def _answer(self, sample: Sample) -> Any:
+        spec = self.settings.handler
+        if spec is None:
+            outcome: Any = True
+        elif is_handler_class(spec.handler, SamplingHandler):
+            handler = spec.handler(sample, client_name=self.client_name, options=dict(spec.options), runner=self)
+            outcome = await handler.run()
+        else:
+            outcome = await call_user(spec.handler, sample)
+        with_tools = _sampling.wants_tools(sample.params)
+        if isinstance(outcome, Decision):
+            if outcome.kind in ("reject", "deny", "decline", "cancel"):
+                return ErrorData(code=REJECTED, message=f"Sampling request rejected: {outcome.reason or 'rejected'}")
+            outcome = True if outcome.value is None else outcome.value
+        if outcome is True:
+            outcome = await self.complete(sample)
+        elif outcome is False:
+            return ErrorData(code=REJECTED, message="Sampling request rejected by the client's sampling handler")
+        elif outcome is None:
+            raise _sampling.SamplingConversionError("the sampling handler returned no response")
+        return _sampling.to_result(outcome, with_tools=with_tools, model=self._fallback_model())

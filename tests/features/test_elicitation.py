@@ -1,0 +1,162 @@
+"""Elicitation (form and URL mode) against the fixture server on both protocol eras."""
+
+from __future__ import annotations
+
+import threading
+from typing import ClassVar
+
+import pytest
+
+import mcp_litellm as ml
+from mcp_litellm.handlers import ElicitationRegistry
+from tests.features.conftest import refusal, result_json
+
+GOOD = {"name": "Ada", "email": "ada@example.com", "homepage": "https://ada.example", "birthday": "1815-12-10",
+        "age": 36, "height": 1.65, "subscribe": True, "color": "green", "size": "s", "pet": "cat",
+        "toppings": ["cheese", "ham"], "tags": ["a", "b"]}
+
+
+def test_form_with_every_field_kind_is_accepted(make_client, protocol):
+    seen = []
+
+    def handler(elicitation):
+        seen.append(elicitation)
+        return dict(GOOD)
+
+    client = make_client("memory", protocol=protocol, elicitation=handler)
+    out = result_json(client.execute_tool("elicit_form"))
+    assert out == {"action": "accept", "content": GOOD}
+    (elicitation,) = seen
+    assert (elicitation.mode, elicitation.message, elicitation.server_name) == ("form", "Tell us about yourself",
+                                                                              "fixture")
+    assert set(elicitation.requested_schema["properties"]) == set(GOOD)
+    assert elicitation.url is None and elicitation.id
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"age": 200}, "age"),
+    ({"email": "not an email"}, "email"),
+    ({"color": "purple"}, "color"),
+    ({"toppings": ["cheese", "ham", "olives"]}, "toppings"),
+    ({"height": "tall"}, "height"),
+    ({"name": None}, "name"),
+])
+def test_invalid_content_is_never_sent_as_accept(make_client, change, problem):
+    client = make_client("memory", elicitation=lambda e: {**GOOD, **change})
+    text = refusal(client, "elicit_form")
+    assert "does not match the requested schema" in text
+    assert problem in text
+
+
+def test_missing_required_field_is_refused_on_both_eras(make_client, protocol):
+    client = make_client("memory", protocol=protocol, elicitation=lambda e: {"name": "Ada"})
+    assert "'email' is a required property" in refusal(client, "elicit_form")
+    assert client.is_alive()
+
+
+def test_decline_cancel_and_shorthands(make_client, protocol):
+    answers = iter([ml.handlers.decline("no thanks"), ml.handlers.cancel(), False, None, "not now"])
+    client = make_client("memory", protocol=protocol, elicitation=lambda e: next(answers))
+    actions = [result_json(client.execute_tool("elicit_form"))["action"] for _ in range(5)]
+    assert actions == ["decline", "cancel", "decline", "cancel", "decline"]
+
+
+def test_url_mode_gets_url_and_id(make_client, protocol):
+    seen = []
+
+    async def handler(elicitation):
+        seen.append((elicitation.mode, elicitation.url, elicitation.id, elicitation.message))
+        return ml.handlers.accept({"ignored": "URL mode sends no content"})
+
+    client = make_client("memory", protocol=protocol, elicitation=handler)
+    out = result_json(client.execute_tool("elicit_url", {"url": "https://auth.example/login"}))
+    assert out == {"action": "accept", "content": None}
+    mode, url, eid, message = seen[0]
+    assert (mode, url, message) == ("url", "https://auth.example/login", "Please sign in")
+    if protocol == "legacy":
+        assert eid == "elicit-42"  # the server's id (2026-07-28 removed it: a generated one then)
+    assert eid
+
+
+def test_handler_exception_becomes_an_error_and_the_session_survives(make_client, protocol):
+    def handler(elicitation):
+        raise ValueError("UI crashed")
+
+    client = make_client("memory", protocol=protocol, elicitation=handler)
+    assert "UI crashed" in refusal(client, "elicit_form")
+    assert client.execute_tool("echo", {"message": "still here"}).text == "still here"
+
+
+def complete_later(action, *args, **kwargs):
+    """Resolve the next pending elicitation from another thread, once it is pending."""
+    def run():
+        while not ElicitationRegistry.pending():
+            threading.Event().wait(0.01)
+        action(ElicitationRegistry.pending()[0], *args, **kwargs)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+class Deferred(ml.handlers.ElicitationHandler):
+    default_options: ClassVar[dict] = {"timeout": 30}
+    ids: ClassVar[list[str]] = []
+
+    def execute(self):
+        self.ids.append(self.elicitation.id)
+        return self.defer()
+
+
+def test_deferred_elicitation_completed_from_another_thread(make_client, protocol):
+    Deferred.ids = []
+    client = make_client("memory", protocol=protocol, start=False).on_elicitation(Deferred)
+    client.start()
+    thread = complete_later(ElicitationRegistry.complete, response=dict(GOOD, age=40))
+    out = result_json(client.execute_tool("elicit_form"))
+    thread.join(5)
+    assert out["action"] == "accept" and out["content"]["age"] == 40
+    assert Deferred.ids and ElicitationRegistry.pending() == []
+
+    complete_later(ElicitationRegistry.cancel)
+    assert result_json(client.execute_tool("elicit_form"))["action"] == "cancel"
+    complete_later(ElicitationRegistry.complete, response={"name": "x"})  # invalid: never sent as accept
+    assert "does not match" in refusal(client, "elicit_form")
+
+
+def test_deferred_elicitation_times_out_as_cancel(make_client):
+    client = make_client("memory", elicitation=lambda e: ml.handlers.defer(0.2))
+    assert result_json(client.execute_tool("elicit_form"))["action"] == "cancel"
+    assert ElicitationRegistry.pending() == []
+    assert ElicitationRegistry.complete("no-such-id", response={}) is False
+
+
+class Polite(ml.handlers.ElicitationHandler):
+    default_options: ClassVar[dict] = {"allowed_servers": ["fixture"]}
+
+    @ml.handlers.guard
+    async def known_server(self):
+        return self.client_name in self.options["allowed_servers"] or f"unknown server {self.client_name}"
+
+    def execute(self):
+        return self.accept(dict(GOOD))
+
+
+def test_handler_class_guard_declines(make_client, protocol):
+    trusted = make_client("memory", protocol=protocol, elicitation=Polite)
+    assert result_json(trusted.execute_tool("elicit_form"))["action"] == "accept"
+    other = make_client("memory", protocol=protocol, name="other", start=False)
+    other.on_elicitation(Polite, allowed_servers=["somewhere-else"]).start()
+    assert result_json(other.execute_tool("elicit_form"))["action"] == "decline"
+
+
+def test_elicitation_is_off_by_default_and_refused(make_client, protocol):
+    client = make_client("memory", protocol=protocol)
+    assert "not supported" in refusal(client, "elicit_form").lower()
+    client.on_elicitation(lambda e: dict(GOOD))  # re-initialises the running session to advertise it
+    assert result_json(client.execute_tool("elicit_form"))["action"] == "accept"
+
+
+def test_enabled_without_a_handler_is_refused_clearly(make_client):
+    client = make_client("memory", elicitation=True)
+    assert "no elicitation handler is registered" in refusal(client, "elicit_form")

@@ -1,0 +1,95 @@
+"""Logging and the change-notification listener on both protocol eras and every transport."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+
+import mcp_litellm as ml
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_on_logging_receives_messages_at_or_above_the_level(make_client, transport, protocol):
+    client = make_client(transport, protocol=protocol)
+    received: list[tuple] = []
+    done = threading.Event()
+
+    def on_log(level, logger_name, data):
+        received.append((level, logger_name, data))
+        if level == "error":
+            done.set()
+
+    assert client.on_logging(on_log, level="warning") is client
+    assert client.execute_tool("chatty").text == "logged"
+    assert done.wait(10), f"no log messages arrived ({protocol})"
+    assert sorted(received) == [("error", "chatty", "error message"), ("warning", "chatty", "warning message")]
+    if protocol == "legacy":
+        assert "log level warning" in client.execute_tool("server_events").structured["result"]
+
+
+def test_without_handlers_server_logs_go_to_the_mcp_litellm_logger(make_client, caplog):
+    client = make_client("memory", protocol="legacy")
+    with caplog.at_level(logging.DEBUG, logger="mcp_litellm"):
+        client.execute_tool("chatty")
+        assert client.ping()
+    records = [(r.levelno, r.getMessage()) for r in caplog.records if "chatty" in r.getMessage()]
+    assert (logging.WARNING, "server 'fixture' [chatty]: warning message") in records
+    assert (logging.ERROR, "server 'fixture' [chatty]: error message") in records
+    assert (logging.DEBUG, "server 'fixture' [chatty]: debug message") in records
+
+
+async def test_async_handlers_and_aon_logging(make_client):
+    client = make_client("memory")
+    import asyncio
+
+    seen: list[str] = []
+    finished = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    async def on_log(level, logger_name, data):
+        seen.append(data)
+        if level == "error":
+            loop.call_soon_threadsafe(finished.set)
+
+    await client.aon_logging(on_log, level="error")
+    await client.aexecute_tool("chatty")
+    await asyncio.wait_for(finished.wait(), 10)
+    assert seen == ["error message"]
+
+
+def test_bad_handlers_and_levels_are_config_errors(make_client):
+    client = make_client("memory")
+    with pytest.raises(ml.ConfigError, match="log level"):
+        client.on_logging(print, level="loud")
+    with pytest.raises(ml.ConfigError):
+        client.on_list_changed("not callable")  # type: ignore[arg-type]
+
+
+def test_a_failing_handler_does_not_break_the_session(make_client, caplog):
+    client = make_client("memory")
+    called = threading.Event()
+
+    def broken(kind):
+        called.set()
+        raise RuntimeError("handler bug")
+
+    client.on_list_changed(broken)
+    with caplog.at_level(logging.ERROR, logger="mcp_litellm"):
+        client.execute_tool("grow")
+        assert called.wait(10)
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+
+
+def test_the_listener_runs_on_modern_connections_and_stops_with_the_client(make_client, transport):
+    client = make_client(transport)
+    assert client.protocol_version == "2026-07-28"
+    listener = client._listener
+    assert listener is not None and not listener.done()
+    client.stop()
+    assert client._listener is None and listener.done()
+    client.start()
+    assert client._listener is not None and client._listener is not listener
+    legacy = make_client(transport, protocol="legacy")
+    assert legacy._listener is None, "2025-era servers push notifications; no listen stream"
