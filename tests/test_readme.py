@@ -21,7 +21,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), fl
 class _FakeModel(BaseHTTPRequestHandler):
     """An OpenAI-compatible endpoint that answers every chat completion with plain text."""
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
         text = "Hello from the fake model."
         if body.get("stream"):

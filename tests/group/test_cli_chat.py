@@ -1,0 +1,127 @@
+"""``mcp-litellm chat`` end to end: a subprocess, real MCP servers, and a scripted OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mcp_litellm as ml
+from tests.group.conftest import fixture_entry, wait_no_processes
+from tests.group.fake_llm import Turn, fake_llm
+
+pytestmark = pytest.mark.skipif(not hasattr(ml, "Chat"), reason="ml.Chat (the chat module) is not in this tree yet")
+
+MODEL = "openai/gpt-4o-mini"
+
+
+def chat(url: str, stdin: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DISABLE_AIOHTTP_TRANSPORT": "True"}
+    return subprocess.run([sys.executable, "-m", "mcp_litellm._cli", "chat", "--model", MODEL, "--api-base", url,
+                           "--api-key", "sk-test", *extra], input=stdin, capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+def tool_messages(request: dict) -> list[dict]:
+    return [m for m in request["messages"] if m.get("role") == "tool"]
+
+
+def fixture_config(tmp_path: Path, marker: str) -> str:
+    """The fixture server on the 2025-11-25 handshake, whose servers may send requests back to the client."""
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"fixture": fixture_entry("fixture", marker, protocol="legacy")}}))
+    return str(path)
+
+
+def test_chat_streams_text_and_runs_tools():
+    script = [Turn(tool_calls=[("call_1", "add", {"a": 2, "b": 3})]), Turn(content="The sum is 5."),
+              Turn(content="Bye now.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "what is 2+3?\nthanks\n")
+    assert done.returncode == 0, done.stderr
+    assert 'using tool add {"a": 2, "b": 3}' in done.stdout
+    assert "The sum is 5." in done.stdout and "Bye now." in done.stdout
+    assert done.stdout.index("using tool add") < done.stdout.index("The sum is 5.")
+    assert "Traceback" not in done.stderr
+    first, second, third = llm.requests
+    assert first["stream"] is True
+    assert {t["function"]["name"] for t in first["tools"]} == {"add", "word_count", "roll_dice", "countdown"}
+    assert first["messages"][-1] == {"role": "user", "content": "what is 2+3?"}
+    assert [(m["tool_call_id"], m["content"]) for m in tool_messages(second)] == [("call_1", "5")]
+    assert third["messages"][-1] == {"role": "user", "content": "thanks"}
+    assert len(third["messages"]) > len(second["messages"])  # the conversation carries on
+
+
+def test_chat_shows_tool_progress():
+    script = [Turn(tool_calls=[("call_1", "countdown", {"seconds": 1})]), Turn(content="Done counting.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "count down from 1\n")
+    assert done.returncode == 0, done.stderr
+    assert 'using tool countdown {"seconds": 1}' in done.stdout and "Done counting." in done.stdout
+    assert "countdown" in done.stderr and "100%" in done.stderr
+    assert tool_messages(llm.requests[1])[0]["content"] == "counted down from 1"
+
+
+def test_chat_approval_denied_and_approved():
+    script = [Turn(tool_calls=[("call_1", "add", {"a": 1, "b": 1})]), Turn(content="Okay, I will not."),
+              Turn(tool_calls=[("call_2", "add", {"a": 2, "b": 2})]), Turn(content="It is 4.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "add 1 and 1\nn\nadd 2 and 2\ny\n", "--approve")
+    assert done.returncode == 0, done.stderr
+    assert 'allow tool add {"a": 1, "b": 1}? [y/N]' in done.stdout
+    assert "denied add" in done.stdout
+    denied = tool_messages(llm.requests[1])[0]
+    assert denied["tool_call_id"] == "call_1" and "denied" in denied["content"].lower()
+    assert tool_messages(llm.requests[3])[-1] == {"role": "tool", "tool_call_id": "call_2", "content": "4"}
+    assert "It is 4." in done.stdout
+
+
+def test_chat_asks_elicitation_forms_in_the_terminal(tmp_path, marker):
+    script = [Turn(tool_calls=[("call_1", "ask_user", {})]), Turn(content="Nice to meet you, Ada.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "who am I?\ny\nAda\nold\n36\n", "--config", fixture_config(tmp_path, marker))
+    assert done.returncode == 0, done.stderr
+    assert "Who are you?" in done.stdout
+    assert "invalid literal" in done.stdout  # "old" is not an integer: asked again
+    assert tool_messages(llm.requests[1])[0]["content"] == "hello Ada, 36"
+    assert wait_no_processes(marker) == []
+
+
+def test_chat_lets_servers_sample_through_the_same_model(tmp_path, marker):
+    script = [Turn(tool_calls=[("call_1", "ask_model", {"question": "Capital of France?"})]),
+              Turn(content="Paris"),  # the server's sampling request
+              Turn(content="The model says Paris.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "ask the model\n", "--config", fixture_config(tmp_path, marker), "--allow-sampling")
+    assert done.returncode == 0, done.stderr
+    sampling = llm.requests[1]
+    question = sampling["messages"][-1]["content"]
+    assert question in ("Capital of France?", [{"type": "text", "text": "Capital of France?"}])
+    assert "tools" not in sampling or not sampling["tools"]
+    assert tool_messages(llm.requests[2])[0]["content"] == "Paris"
+    assert "The model says Paris." in done.stdout
+    assert wait_no_processes(marker) == []
+
+
+def test_chat_without_sampling_refuses_it(tmp_path, marker):
+    script = [Turn(tool_calls=[("call_1", "ask_model", {"question": "Capital of France?"})]),
+              Turn(content="Sampling is off.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "ask the model\n", "--config", fixture_config(tmp_path, marker))
+    assert done.returncode == 0, done.stderr
+    assert len(llm.requests) == 2  # the server's sampling request never reached the model
+    refused = tool_messages(llm.requests[1])[0]["content"]
+    assert "sampling" in refused.lower(), refused  # the server's error reaches the model as the tool result
+    assert wait_no_processes(marker) == []
+
+
+def test_chat_model_failure_is_one_line(tmp_path):
+    with fake_llm([]) as llm:  # every request fails with HTTP 500
+        done = chat(llm.url, "hello\n")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("mcp-litellm: error: ")
