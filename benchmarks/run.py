@@ -1,0 +1,418 @@
+"""Benchmarks of mcp_litellm against the raw mcp SDK, printed as one table of side-by-side ratios.
+
+Run from the repository root::
+
+    python benchmarks/run.py           # full run (a few minutes on 2 cores)
+    python benchmarks/run.py --quick   # smaller N and fewer repetitions (about a minute)
+
+Every ratio is measured in one process, in one run: the variants being compared alternate within each
+repetition (their order flips every repetition), and the ratio is median(ours) / median(reference),
+so machine noise affects both sides alike. Nothing here is a unit test; see benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import mcp  # noqa: E402
+from mcp import StdioServerParameters  # noqa: E402
+
+import mcp_litellm as ml  # noqa: E402
+from mcp_litellm._loop import run_async  # noqa: E402
+from tests.servers.fixture_server import build_server  # noqa: E402
+
+FIXTURE = ROOT / "tests" / "servers" / "fixture_server.py"
+STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)]}
+ARGS = {"a": 1, "b": 2}
+
+
+@dataclass
+class Row:
+    name: str
+    value: float | None  # a ratio, or a plain figure when ``target`` is None
+    target: float | None
+    detail: str
+    unit: str = "x"
+
+    def verdict(self) -> str:
+        if self.target is None or self.value is None:
+            return "info"
+        return "PASS" if self.value <= self.target else "MISS"
+
+
+ROWS: list[Row] = []
+
+
+def report(row: Row) -> None:
+    ROWS.append(row)
+    value = "n/a" if row.value is None else f"{row.value:.3f}{row.unit}"
+    print(f"  {row.name}: {value} ({row.verdict()}) {row.detail}", flush=True)
+
+
+async def interleaved(variants: dict[str, Callable[[], Awaitable[float]]], reps: int) -> dict[str, float]:
+    """Run each variant once per repetition, alternating the order; return the median of each."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    for rep in range(reps):
+        for name in names if rep % 2 == 0 else reversed(names):
+            gc.collect()
+            samples[name].append(await variants[name]())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def fmt_ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+# -- 1 and 2: tool-call overhead and concurrency against the raw SDK --------------------------------
+
+
+async def bench_calls(transport: str, n: int, reps: int, concurrent: int) -> None:
+    if transport == "stdio":
+        raw_target: Any = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
+        ours = ml.client("bench", "stdio", STDIO_CONFIG, start=False)
+    else:
+        raw_target = build_server()
+        ours = ml.client("bench", "memory", {"server": build_server()}, start=False)
+    # The same negotiation mode on both sides; the raw client without its response cache, like ours.
+    async with mcp.Client(raw_target, mode="auto", cache=None) as raw:
+        await ours.astart()
+        try:
+            for _ in range(20):  # warm up both sides (our first call also lists the tools once)
+                await raw.call_tool("add", ARGS)
+                await ours.aexecute_tool("add", ARGS)
+                ours.execute_tool("add", ARGS)
+
+            async def raw_seq() -> float:
+                start = time.perf_counter()
+                for _ in range(n):
+                    result = await raw.call_tool("add", ARGS)
+                assert result.structured_content == {"result": 3}
+                return time.perf_counter() - start
+
+            async def ours_async() -> float:
+                start = time.perf_counter()
+                for _ in range(n):
+                    result = await ours.aexecute_tool("add", ARGS)
+                assert result.text == "3"
+                return time.perf_counter() - start
+
+            async def ours_sync() -> float:
+                # Blocking calls from a plain thread: the way sync users call us.
+                def run() -> float:
+                    start = time.perf_counter()
+                    for _ in range(n):
+                        result = ours.execute_tool("add", ARGS)
+                    assert result.text == "3"
+                    return time.perf_counter() - start
+
+                return await asyncio.to_thread(run)
+
+            async def ours_no_hop() -> float:
+                # Diagnostic: the same calls made on the client's own loop (one thread hop for all N),
+                # which separates our per-call code from the per-call cost of crossing threads.
+                async def run() -> float:
+                    start = time.perf_counter()
+                    for _ in range(n):
+                        result = await ours._execute("add", ARGS, None, None)
+                    assert result.text == "3"
+                    return time.perf_counter() - start
+
+                return await run_async(run())
+
+            medians = await interleaved({"raw": raw_seq, "async": ours_async, "sync": ours_sync,
+                                         "nohop": ours_no_hop}, reps)
+            per_call = f"raw {medians['raw'] / n * 1e6:.0f} us/call"
+            report(Row(f"1. {transport}: {n} sequential calls, aexecute_tool / raw call_tool",
+                       medians["async"] / medians["raw"], 1.10,
+                       f"[{per_call}, ours {medians['async'] / n * 1e6:.0f} us/call]"))
+            report(Row(f"1. {transport}: {n} sequential calls, execute_tool (sync) / raw call_tool",
+                       medians["sync"] / medians["raw"], 1.30,
+                       f"[{per_call}, ours {medians['sync'] / n * 1e6:.0f} us/call]"))
+
+            report(Row(f"1. {transport}: diagnostic, our calls without the thread hop / raw",
+                       medians["nohop"] / medians["raw"], None,
+                       f"[ours on the client's loop {medians['nohop'] / n * 1e6:.0f} us/call]"))
+
+            async def raw_many() -> float:
+                start = time.perf_counter()
+                results = await asyncio.gather(*(raw.call_tool("add", {"a": i, "b": 1}) for i in range(concurrent)))
+                elapsed = time.perf_counter() - start
+                assert [r.structured_content["result"] for r in results] == [i + 1 for i in range(concurrent)]
+                return elapsed
+
+            async def ours_many() -> float:
+                start = time.perf_counter()
+                results = await asyncio.gather(*(ours.aexecute_tool("add", {"a": i, "b": 1})
+                                                 for i in range(concurrent)))
+                elapsed = time.perf_counter() - start
+                assert [r.text for r in results] == [str(i + 1) for i in range(concurrent)]
+                return elapsed
+
+            medians = await interleaved({"raw": raw_many, "ours": ours_many}, reps)
+            report(Row(f"2. {transport}: {concurrent} concurrent calls on one client, ours / raw",
+                       medians["ours"] / medians["raw"], 1.15,
+                       f"[raw {fmt_ms(medians['raw'])}, ours {fmt_ms(medians['ours'])}; all results checked]"))
+        finally:
+            await ours.astop()
+
+
+# -- 5: startup ------------------------------------------------------------------------------------
+
+_IMPORT_PROBE = (
+    "import sys, time; t = time.perf_counter(); import {module}; d = time.perf_counter() - t; "
+    "print(d, 'litellm' in sys.modules)"
+)
+
+
+def import_time(module: str) -> tuple[float, bool]:
+    out = subprocess.run([sys.executable, "-c", _IMPORT_PROBE.format(module=module)], capture_output=True,
+                         text=True, check=True, cwd=ROOT).stdout.split()
+    return float(out[0]), out[1] == "True"
+
+
+async def bench_import(reps: int) -> None:
+    litellm_seen: list[bool] = []
+
+    async def ours() -> float:
+        seconds, loaded = import_time("mcp_litellm")
+        litellm_seen.append(loaded)
+        return seconds
+
+    async def raw() -> float:
+        return import_time("mcp")[0]
+
+    medians = await interleaved({"raw": raw, "ours": ours}, reps)
+    report(Row("5. import mcp_litellm / import mcp (fresh subprocesses)", medians["ours"] / medians["raw"], 1.2,
+               f"[mcp {fmt_ms(medians['raw'])}, mcp_litellm {fmt_ms(medians['ours'])}; "
+               f"litellm in sys.modules after import: {any(litellm_seen)}]"))
+    if any(litellm_seen):
+        report(Row("5. import mcp_litellm must not import litellm", None, None, "FAILED: litellm was imported"))
+
+
+async def bench_connect(reps: int, group: int) -> None:
+    async def connect_ours(count: int) -> float:
+        clients = [ml.client(f"s{i}", "stdio", STDIO_CONFIG, start=False) for i in range(count)]
+        start = time.perf_counter()
+        await asyncio.gather(*(c.astart() for c in clients))
+        elapsed = time.perf_counter() - start
+        await asyncio.gather(*(c.astop() for c in clients))
+        return elapsed
+
+    async def connect_raw(count: int) -> float:
+        # One owner task per client (anyio scopes must be left by the task that entered them).
+        params = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
+        stop = asyncio.Event()
+
+        async def own(ready: asyncio.Event) -> None:
+            async with mcp.Client(params, cache=None):
+                ready.set()
+                await stop.wait()
+
+        readies = [asyncio.Event() for _ in range(count)]
+        start = time.perf_counter()
+        tasks = [asyncio.create_task(own(r)) for r in readies]
+        await asyncio.gather(*(r.wait() for r in readies))
+        elapsed = time.perf_counter() - start
+        stop.set()
+        await asyncio.gather(*tasks)
+        return elapsed
+
+    variants = {
+        "ours1": lambda: connect_ours(1), f"ours{group}": lambda: connect_ours(group),
+        "raw1": lambda: connect_raw(1), f"raw{group}": lambda: connect_raw(group),
+    }
+    medians = await interleaved(variants, reps)
+    report(Row(f"5. connect {group} stdio servers (gather astart) / connect 1", medians[f"ours{group}"] /
+               medians["ours1"], 1.5, f"[1: {fmt_ms(medians['ours1'])}, {group}: {fmt_ms(medians[f'ours{group}'])}]"))
+    report(Row(f"5. reference: raw SDK, {group} stdio servers / 1 (same machine)", medians[f"raw{group}"] /
+               medians["raw1"], None, f"[1: {fmt_ms(medians['raw1'])}, {group}: {fmt_ms(medians[f'raw{group}'])}]"))
+    report(Row("5. connect 1 stdio server, ours / raw SDK", medians["ours1"] / medians["raw1"], None, ""))
+
+
+# -- 6: conversions --------------------------------------------------------------------------------
+
+
+def bench_conversion(n_tools: int, n_results: int) -> None:
+    from mcp_types import TextContent
+
+    from mcp_litellm._tool import Tool, ToolResult
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name"},
+            "days": {"type": "integer", "minimum": 1, "maximum": 14},
+            "units": {"type": "string", "enum": ["metric", "imperial"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["city"],
+    }
+    tools = [Tool(name=f"tool_{i}", mcp_name=f"tool_{i}", description=f"Tool number {i}.",
+                  input_schema=dict(schema), client=None)  # type: ignore[arg-type]
+             for i in range(n_tools)]
+    for model in (None, "gemini/gemini-2.0-flash"):
+        samples = []
+        for _ in range(5):
+            start = time.perf_counter()
+            definitions = [t.to_litellm(model) for t in tools]
+            samples.append(time.perf_counter() - start)
+        assert len(definitions) == n_tools and definitions[0]["function"]["name"] == "tool_0"
+        report(Row(f"6. {n_tools} tools -> LiteLLM definitions (model={model})",
+                   statistics.median(samples) / n_tools * 1e6, None, "per tool (median of 5)", " us"))
+    results = [ToolResult(content=[TextContent(type="text", text=f"result {i}")], tool_name="t")
+               for i in range(n_results)]
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter()
+        messages = [r.to_message(f"call_{i}") for i, r in enumerate(results)]
+        samples.append(time.perf_counter() - start)
+    assert messages[-1]["content"] == f"result {n_results - 1}"
+    report(Row(f"6. {n_results} tool results -> tool messages", statistics.median(samples) / n_results * 1e6,
+               None, "per result (median of 5)", " us"))
+
+
+# -- 7: memory -------------------------------------------------------------------------------------
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+async def bench_memory(calls: int) -> None:
+    client = ml.client("mem", "memory", {"server": build_server()}, start=False)
+    await client.astart()
+    try:
+        for _ in range(1000):  # warm up: caches, pools, interned strings
+            await client.aexecute_tool("add", ARGS)
+        gc.collect()
+        before = rss_bytes()
+        for _ in range(calls):
+            await client.aexecute_tool("add", ARGS)
+        gc.collect()
+        growth = (rss_bytes() - before) / 2**20
+    finally:
+        await client.astop()
+    report(Row(f"7. RSS growth over {calls} in-memory tool calls", growth, 5.0,
+               "(MB, after 1,000 warm-up calls)", " MB"))
+
+
+# -- 8: peers --------------------------------------------------------------------------------------
+
+
+async def bench_peer_litellm(n: int, reps: int) -> None:
+    """litellm's own MCP helpers (``litellm.experimental_mcp_client``) on an SDK session, same stdio server."""
+    import litellm  # imported here only: it takes seconds
+    from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
+
+    params = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
+    ours = ml.client("bench", "stdio", STDIO_CONFIG, start=False)
+    async with mcp.Client(params, mode="auto", cache=None) as raw:
+        await ours.astart()
+        try:
+            tool_call = {"id": "call_1", "type": "function",
+                         "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}
+            assert (await call_openai_tool(raw.session, tool_call)).structured_content == {"result": 3}
+            for _ in range(20):
+                await raw.call_tool("add", ARGS)
+                await ours.aexecute_tool("add", ARGS)
+
+            async def raw_seq() -> float:
+                start = time.perf_counter()
+                for _ in range(n):
+                    await raw.call_tool("add", ARGS)
+                return time.perf_counter() - start
+
+            async def peer_seq() -> float:
+                start = time.perf_counter()
+                for _ in range(n):
+                    await call_openai_tool(raw.session, tool_call)
+                return time.perf_counter() - start
+
+            async def ours_seq() -> float:
+                start = time.perf_counter()
+                for _ in range(n):
+                    await ours.aexecute_tool("add", ARGS)
+                return time.perf_counter() - start
+
+            medians = await interleaved({"raw": raw_seq, "peer": peer_seq, "ours": ours_seq}, reps)
+            report(Row(f"8. peer: litellm.experimental_mcp_client.call_openai_tool / raw ({n} stdio calls)",
+                       medians["peer"] / medians["raw"], None, f"[{medians['peer'] / n * 1e6:.0f} us/call]"))
+            report(Row("8. ours aexecute_tool / litellm call_openai_tool (same run)", medians["ours"] / medians["peer"],
+                       None, ""))
+            sdk_tools = await load_mcp_tools(raw.session, format="mcp")
+            our_tools = await ours.atools()
+            start = time.perf_counter()
+            for _ in range(100):
+                [litellm.experimental_mcp_client.tools.transform_mcp_tool_to_openai_tool(t) for t in sdk_tools]
+            theirs = (time.perf_counter() - start) / (100 * len(sdk_tools))
+            start = time.perf_counter()
+            for _ in range(100):
+                [t.to_litellm() for t in our_tools]
+            mine = (time.perf_counter() - start) / (100 * len(our_tools))
+            report(Row(f"8. tool definitions: ours / litellm's transform_mcp_tool_to_openai_tool "
+                       f"({len(our_tools)} fixture tools)", mine / theirs, None,
+                       f"[ours {mine * 1e6:.2f} us, litellm {theirs * 1e6:.2f} us per tool]"))
+        finally:
+            await ours.astop()
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+async def main(quick: bool) -> None:
+    n, reps = (100, 5) if quick else (300, 9)
+    print(f"mcp_litellm benchmarks ({'quick' if quick else 'full'}); python {sys.version.split()[0]}, "
+          f"mcp {version('mcp')}, litellm {version('litellm')}, {os.cpu_count()} cpu(s)", flush=True)
+    for transport in ("memory", "stdio"):
+        await bench_calls(transport, n, reps, 200)
+    await bench_import(5 if quick else 11)
+    await bench_connect(3 if quick else 7, 5)
+    bench_conversion(1000, 10000)
+    await bench_memory(2000 if quick else 10000)
+    try:
+        await bench_peer_litellm(n, reps)
+    except Exception as exc:  # a peer that cannot run is reported, not fatal
+        report(Row("8. peer: litellm.experimental_mcp_client", None, None, f"could not run: {exc!r}"))
+    report(Row("8. peer: langchain-mcp-adapters", None, None,
+               "not run: not installed in this venv (see benchmarks/README.md)"))
+    print_table()
+
+
+def print_table() -> None:
+    width = max(len(r.name) for r in ROWS)
+    print()
+    print(f"{'benchmark':<{width}}  {'measured':>12}  {'target':>8}  result")
+    print("-" * (width + 34))
+    for r in ROWS:
+        value = "n/a" if r.value is None else f"{r.value:.3f}{r.unit}"
+        target = "" if r.target is None else f"<= {r.target:g}"
+        print(f"{r.name:<{width}}  {value:>12}  {target:>8}  {r.verdict()}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller N and fewer repetitions")
+    asyncio.run(main(parser.parse_args().quick))
