@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mcp_litellm._cli_commands import EXIT_FAILED, EXIT_OK, PROG, UsageError, connect
+from mcp_litellm._cli_commands import EXIT_FAILED, EXIT_OK, PROG, connect
 from mcp_litellm._cli_render import ProgressBar, first_line, signature
 from mcp_litellm._errors import MCPLiteLLMError
 from mcp_litellm._group import ClientGroup
@@ -222,10 +222,7 @@ def _sampling_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_chat(args: argparse.Namespace) -> int:
     """The interactive loop; returns the exit code."""
-    try:
-        from mcp_litellm import Chat  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - the chat module is part of the package
-        raise UsageError("this installation has no chat support (mcp_litellm.Chat is missing)") from None
+    from mcp_litellm._chat import Chat
     from mcp_litellm._llm import litellm_module
 
     litellm_module().suppress_debug_info = True  # no "Give Feedback / Get Help" banners in the chat
@@ -238,8 +235,6 @@ def run_chat(args: argparse.Namespace) -> int:
             kwargs["max_tool_rounds"] = args.max_tool_rounds
         chat = Chat(model=args.model, **kwargs).with_tools(*tools)
         if args.system:
-            if not hasattr(chat, "with_instructions"):
-                raise UsageError("--system is not supported by this version of the chat")
             chat.with_instructions(args.system)
         chat.on_tool_call(lambda call: term.line("  using tool {} {}".format(*map(str, _format_call(call)))))
         interactive = sys.stdin.isatty()

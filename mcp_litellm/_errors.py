@@ -8,7 +8,8 @@ Everything derives from ``MCPLiteLLMError``::
     ├── TimeoutError         a request took longer than its timeout (also a builtin ``TimeoutError``)
     ├── ServerError          the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
     ├── UnsupportedFeature   the server did not advertise the capability a call needs
-    └── NotFoundError        no tool / resource / prompt / template by that name (lists what exists)
+    ├── NotFoundError        no tool / resource / prompt / template by that name (lists what exists)
+    └── ToolLoopLimitError   a chat's model kept calling tools beyond ``max_tool_rounds``
 
 SDK and transport exceptions are translated once, at the connection boundary, and chained with
 ``raise ... from exc`` so the original stays available as ``__cause__``.
@@ -26,6 +27,7 @@ __all__ = [
     "NotFoundError",
     "ServerError",
     "TimeoutError",
+    "ToolLoopLimitError",
     "TransportError",
     "UnsupportedFeature",
 ]
@@ -86,3 +88,24 @@ class NotFoundError(MCPLiteLLMError, LookupError):
         more = f" (and {len(self.available) - 50} more)" if len(self.available) > 50 else ""
         on = f" on server {server!r}" if server else ""
         super().__init__(f"no {kind} named {name!r}{on}; available: {shown}{more}")
+
+
+class ToolLoopLimitError(MCPLiteLLMError):
+    """A chat's model kept asking for tools after ``max_tool_rounds`` rounds.
+
+    The calls of the last turn were answered with error tool messages, so the history stays valid
+    and the chat can be asked again.
+
+    Attributes:
+        rounds: the limit that was reached.
+        message: the model's last message (the one with the unrun tool calls).
+    """
+
+    def __init__(self, rounds: int, message: Any) -> None:
+        self.rounds = rounds
+        self.message = message
+        names = ", ".join(sorted({call.name for call in getattr(message, "tool_calls", [])})) or "none"
+        super().__init__(
+            f"the model still asked for tools ({names}) after max_tool_rounds={rounds} rounds; the chat stopped "
+            "there. Raise max_tool_rounds on the Chat if the task needs more rounds."
+        )

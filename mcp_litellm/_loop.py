@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import queue
 import threading
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -80,3 +81,61 @@ async def run_async(coro: Coroutine[Any, Any, T]) -> T:
         return await coro
     future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
     return await asyncio.wrap_future(future)
+
+
+def iterate_sync(agen: AsyncIterator[T]) -> Iterator[T]:
+    """Iterate an async iterator from synchronous code, one item at a time, on the background loop.
+
+    The iterator runs inside one task on the loop and advances only when the caller asks for the next
+    item. Leaving the ``for`` loop early (``break``, an exception, Ctrl-C) closes the iterator there,
+    so its cleanup runs before this generator returns.
+    """
+    if in_loop_thread():
+        raise RuntimeError(
+            "a synchronous mcp_litellm iterator was used from inside an async handler; "
+            "use the async twin (the 'a'-prefixed method) there instead"
+        )
+    loop = get_loop()
+    results: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    demand: asyncio.Queue[None] | None = None
+    ready = threading.Event()
+
+    async def pump() -> None:
+        nonlocal demand
+        demand = asyncio.Queue()
+        ready.set()
+        try:
+            while True:
+                await demand.get()
+                try:
+                    item = await agen.__anext__()
+                except StopAsyncIteration:
+                    results.put(("done", None))
+                    return
+                except BaseException as exc:
+                    results.put(("error", exc))
+                    if isinstance(exc, asyncio.CancelledError):
+                        raise
+                    return
+                results.put(("item", item))
+        finally:
+            close = getattr(agen, "aclose", None)
+            if close is not None:
+                await close()
+
+    future = asyncio.run_coroutine_threadsafe(pump(), loop)
+    ready.wait()
+    try:
+        while True:
+            loop.call_soon_threadsafe(demand.put_nowait, None)  # type: ignore[union-attr]
+            kind, value = results.get()
+            if kind == "item":
+                yield value
+            elif kind == "done":
+                return
+            else:
+                raise value
+    finally:
+        if not future.done():
+            future.cancel()
+            concurrent.futures.wait([future], timeout=30)

@@ -97,6 +97,10 @@ class Prompt:
         """Async twin of :meth:`messages`."""
         return await run_async(self._messages(arguments))
 
+    def include(self, chat: Any, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Append this prompt's messages to ``chat`` (same as ``chat.with_prompt(prompt, arguments)``)."""
+        return chat.with_prompt(self, arguments)
+
     def complete(self, argument: str, value: str, context: Mapping[str, str] | None = None) -> Completion:
         """Values the server suggests for ``argument`` starting from ``value`` (``context``: arguments already chosen).
 

@@ -66,6 +66,10 @@ class Resource:
         """Async twin of :meth:`to_message`."""
         return await run_async(self._to_message(refresh))
 
+    def include(self, chat: Any) -> Any:
+        """Add this resource to ``chat`` as context (same as ``chat.with_resource(resource)``); returns the chat."""
+        return chat.with_resource(self)
+
     def subscribe(self) -> None:
         """Ask the server to report changes of this resource (``UnsupportedFeature`` if it cannot).
 
@@ -142,6 +146,10 @@ class ResourceTemplate:
     async def ato_message(self, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Async twin of :meth:`to_message`."""
         return await run_async(self._to_message(arguments))
+
+    def include(self, chat: Any, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Expand, read and add to ``chat`` as context (same as ``chat.with_resource_template``); returns the chat."""
+        return chat.with_resource_template(self, arguments)
 
     def complete(self, argument: str, value: str, context: Mapping[str, str] | None = None) -> Completion:
         """Values the server suggests for variable ``argument`` starting from ``value``.

@@ -8,13 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-import mcp_litellm as ml
 from tests.group.conftest import fixture_entry, wait_no_processes
 from tests.group.fake_llm import Turn, fake_llm
-
-pytestmark = pytest.mark.skipif(not hasattr(ml, "Chat"), reason="ml.Chat (the chat module) is not in this tree yet")
 
 MODEL = "openai/gpt-4o-mini"
 
