@@ -21,7 +21,6 @@ top-level object). With a model, what that provider cannot take is rewritten her
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -50,6 +49,15 @@ def provider_family(model: str | None) -> str:
     return "openai"
 
 
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars); several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
+
+
 def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """A deep copy of ``schema`` that is a top-level object schema.
 
@@ -58,7 +66,7 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """
     if not schema:
         return {"type": "object", "properties": {}}
-    result = copy.deepcopy(schema)
+    result = _copy_json(schema)
     if "type" not in result and any(k in result for k in ("properties", "anyOf", "oneOf", "allOf", "required")):
         result["type"] = "object"
     if result.get("type") != "object":
@@ -153,7 +161,7 @@ def _inline_refs(node: Any, defs: dict[str, Any], chain: tuple[str, ...], depth:
             what = "recursive" if name in chain else "unresolved"
             note = f"({what} reference to {name})"
             return {"type": "object", "description": f"{siblings.get('description', '')} {note}".strip()}
-        target = _inline_refs(copy.deepcopy(defs[name]), defs, (*chain, name), depth + 1)
+        target = _inline_refs(_copy_json(defs[name]), defs, (*chain, name), depth + 1)
         return {**target, **_inline_refs(siblings, defs, chain, depth + 1)}
     return {k: _inline_refs(v, defs, chain, depth + 1) for k, v in node.items() if k not in ("$defs", "definitions")}
 
