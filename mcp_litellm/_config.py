@@ -139,28 +139,36 @@ def _callable_or_none(value: Any, what: str) -> Any:
     return value
 
 
-def merge_sampling(base: SamplingSettings, value: Any) -> SamplingSettings:
-    """``base`` updated by a ``sampling=`` value: bool, handler, or a mapping of settings."""
+def _merge_head(base: Any, value: Any, kind: str, keys: frozenset[str] | set[str]) -> Any:
+    """The part of ``merge_sampling``/``merge_elicitation`` both share: bool, settings object, handler, and
+    unknown keys. Returns new settings, or the checked ``changes`` dict for the caller to finish."""
     if value is None:
         return base
     if isinstance(value, bool):
         return dataclasses.replace(base, enabled=value)
-    if isinstance(value, SamplingSettings):
+    if isinstance(value, type(base)):
         return value
     if not isinstance(value, Mapping):
         if callable(value) or isinstance(value, HandlerSpec):
-            return dataclasses.replace(base, enabled=True, handler=checked(HandlerSpec.of(value), "sampling"))
-        raise ConfigError(f"sampling must be True/False, a handler or a mapping of settings, got {value!r}")
-    unknown = sorted(set(value) - _SAMPLING_KEYS - {"handler_options"})
+            return dataclasses.replace(base, enabled=True, handler=checked(HandlerSpec.of(value), kind))
+        raise ConfigError(f"{kind} must be True/False, a handler or a mapping of settings, got {value!r}")
+    unknown = sorted(set(value) - set(keys) - {"handler_options"})
     if unknown:
-        raise ConfigError(
-            f"unknown sampling setting(s): {', '.join(unknown)}; valid: {', '.join(sorted(_SAMPLING_KEYS))}")
+        raise ConfigError(f"unknown {kind} setting(s): {', '.join(unknown)}; valid: {', '.join(sorted(keys))}")
     changes = dict(value)
     if "handler" in changes or "handler_options" in changes:
         handler = changes.pop("handler", base.handler)
         options = changes.pop("handler_options", None)
-        changes["handler"] = checked(HandlerSpec.of(handler, options), "sampling") if handler is not None else None
+        changes["handler"] = checked(HandlerSpec.of(handler, options), kind) if handler is not None else None
         changes.setdefault("enabled", changes["handler"] is not None or base.enabled)
+    return changes
+
+
+def merge_sampling(base: SamplingSettings, value: Any) -> SamplingSettings:
+    """``base`` updated by a ``sampling=`` value: bool, handler, or a mapping of settings."""
+    changes = _merge_head(base, value, "sampling", _SAMPLING_KEYS)
+    if not isinstance(changes, dict):
+        return changes  # type: ignore[no-any-return]
     if "allowed_models" in changes and changes["allowed_models"] is not None:
         models = changes["allowed_models"]
         if isinstance(models, str) or not isinstance(models, Sequence) or not all(isinstance(m, str) for m in models):
@@ -185,26 +193,9 @@ def merge_sampling(base: SamplingSettings, value: Any) -> SamplingSettings:
 
 def merge_elicitation(base: ElicitationSettings, value: Any) -> ElicitationSettings:
     """``base`` updated by an ``elicitation=`` value: bool, handler, or a mapping of settings."""
-    if value is None:
-        return base
-    if isinstance(value, bool):
-        return dataclasses.replace(base, enabled=value)
-    if isinstance(value, ElicitationSettings):
-        return value
-    if not isinstance(value, Mapping):
-        if callable(value) or isinstance(value, HandlerSpec):
-            return dataclasses.replace(base, enabled=True, handler=checked(HandlerSpec.of(value), "elicitation"))
-        raise ConfigError(f"elicitation must be True/False, a handler or a mapping of settings, got {value!r}")
-    unknown = sorted(set(value) - _ELICITATION_KEYS - {"handler_options"})
-    if unknown:
-        raise ConfigError(
-            f"unknown elicitation setting(s): {', '.join(unknown)}; valid: {', '.join(sorted(_ELICITATION_KEYS))}")
-    changes = dict(value)
-    if "handler" in changes or "handler_options" in changes:
-        handler = changes.pop("handler", base.handler)
-        options = changes.pop("handler_options", None)
-        changes["handler"] = checked(HandlerSpec.of(handler, options), "elicitation") if handler is not None else None
-        changes.setdefault("enabled", changes["handler"] is not None or base.enabled)
+    changes = _merge_head(base, value, "elicitation", _ELICITATION_KEYS)
+    if not isinstance(changes, dict):
+        return changes  # type: ignore[no-any-return]
     _positive(changes.get("timeout"), "elicitation timeout")
     return dataclasses.replace(base, **changes)
 

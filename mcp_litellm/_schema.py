@@ -66,7 +66,7 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """
     if not schema:
         return {"type": "object", "properties": {}}
-    result = _copy_json(schema)
+    result: dict[str, Any] = _copy_json(schema)
     if "type" not in result and any(k in result for k in ("properties", "anyOf", "oneOf", "allOf", "required")):
         result["type"] = "object"
     if result.get("type") != "object":

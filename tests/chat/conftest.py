@@ -18,6 +18,7 @@ import pytest
 import respx
 
 import mcp_litellm as ml
+from tests.llm_http import litellm_respx
 
 API_BASE = "http://llm.test/v1"
 MODEL = "openai/gpt-4o-mini"
@@ -106,14 +107,8 @@ class ScriptedLLM:
 @pytest.fixture
 def llm() -> Iterator[ScriptedLLM]:
     """The scripted model (LiteLLM's async HTTP made visible to respx, client caches flushed)."""
-    from mcp_litellm._llm import litellm_module
-
-    litellm = litellm_module()
-    litellm.disable_aiohttp_transport = True
-    litellm.in_memory_llm_clients_cache.flush_cache()
-    with respx.mock(assert_all_called=False) as router:
+    with litellm_respx() as router:
         yield ScriptedLLM(router)
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 def new_chat(**kwargs: Any) -> ml.Chat:

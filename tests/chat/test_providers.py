@@ -7,21 +7,15 @@ import json
 
 import httpx
 import pytest
-import respx
 
 import mcp_litellm as ml
+from tests.llm_http import litellm_respx
 
 
 @pytest.fixture
 def http():
-    from mcp_litellm._llm import litellm_module
-
-    litellm = litellm_module()
-    litellm.disable_aiohttp_transport = True
-    litellm.in_memory_llm_clients_cache.flush_cache()
-    with respx.mock(assert_all_called=False) as router:
+    with litellm_respx() as router:
         yield router
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 def scripted(router, pattern, bodies):

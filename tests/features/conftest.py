@@ -13,6 +13,7 @@ import respx
 from httpx import Response
 
 import mcp_litellm as ml
+from tests.llm_http import litellm_respx
 
 API_BASE = "http://llm.test/v1"
 MODEL = "openai/gpt-4o-mini"
@@ -64,14 +65,8 @@ class FakeLLM:
 @pytest.fixture
 def llm() -> Iterator[FakeLLM]:
     """The fake LLM; also makes LiteLLM's async calls visible to respx."""
-    from mcp_litellm._llm import litellm_module
-
-    litellm = litellm_module()
-    litellm.disable_aiohttp_transport = True
-    litellm.in_memory_llm_clients_cache.flush_cache()
-    with respx.mock(assert_all_called=False) as router:
+    with litellm_respx() as router:
         yield FakeLLM(router)
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 @pytest.fixture(autouse=True)
