@@ -106,6 +106,7 @@ class Client(CatalogMixin, FeaturesMixin):
         if self._connection is not None:
             await self._connection.close()
         connection = Connection(self.name, self.transport_type, self.config, self._session_options())
+        connection.on_reinitialised = self._reinitialised
         self._connection = connection
         await connection.open(self.request_timeout)
         _live_clients.add(self)
@@ -113,6 +114,11 @@ class Client(CatalogMixin, FeaturesMixin):
         await self._after_connect()  # notifications: server log level, listen stream, subscriptions
         logger.debug("connected to server %r (%s, protocol %s)", self.name, self.transport_type,
                      self.protocol_version)
+
+    async def _reinitialised(self) -> None:
+        """Run on the background loop when an expired HTTP session was replaced: as after a connect."""
+        self._on_connected()
+        await self._after_connect()
 
     async def _stop(self) -> None:
         await self._before_stop()  # notifications: stop the listen stream while the session is still up

@@ -42,7 +42,16 @@ class ConfigError(MCPLiteLLMError, ValueError):
 
 
 class TransportError(MCPLiteLLMError, ConnectionError):
-    """The connection to the server could not be made, or it was lost (process died, socket closed)."""
+    """The connection to the server could not be made, or it was lost (process died, socket closed).
+
+    Attributes:
+        http_status: the HTTP status an HTTP server answered with when that is what failed (401, 403,
+            404, 500 ...); ``None`` for every other transport failure.
+    """
+
+    def __init__(self, *args: object, http_status: int | None = None) -> None:
+        super().__init__(*args)
+        self.http_status = http_status
 
 
 class TimeoutError(MCPLiteLLMError, builtins.TimeoutError):

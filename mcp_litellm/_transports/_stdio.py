@@ -3,6 +3,8 @@
 The server's stderr is read by a small thread and written to the ``mcp_litellm.server`` logger, so
 server banners never land on the user's terminal. Process-tree shutdown (including what ``npx`` or
 ``uvx`` spawned) is the SDK's: the child runs in its own session and the whole group is terminated.
+Lines on the server's stdout that are not JSON-RPC are skipped; each of the first few per connection
+is reported as one short warning (no traceback) on the SDK's ``mcp.client.stdio`` logger.
 """
 
 from __future__ import annotations
@@ -24,6 +26,65 @@ server_label: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_litellm_
 """Name of the client whose transport is being opened; used to tag forwarded stderr lines."""
 
 _stderr_logger = logging.getLogger("mcp_litellm.server")
+
+_NOISY_LINES_WARNED = 5
+"""Unparseable stdout lines logged as warnings per connection; later ones are logged at DEBUG."""
+
+_stdout_noise: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "mcp_litellm_stdout_noise", default=None
+)
+"""Per connection: how many unparseable stdout lines were seen (set while the transport opens)."""
+
+
+def _short_reason(exc: BaseException | None) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()
+        except Exception:  # pragma: no cover - defensive: any pydantic error shape
+            first = []
+        if first and first[0].get("type") == "json_invalid":
+            return "not JSON"
+        if first:
+            return f"not a JSON-RPC message ({len(first)} validation errors)"
+    return type(exc).__name__ if exc is not None else "unparseable"
+
+
+class _GarbageLineFilter(logging.Filter):
+    """Turn the SDK's per-line error-with-traceback for a non-JSON-RPC stdout line into one short warning.
+
+    The SDK skips such lines (a banner printed to stdout, stray debug output) and the session goes on;
+    a full traceback per line buries the one fact that matters: the server writes non-protocol output.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != "Failed to parse JSONRPC message from server" or not record.exc_info:
+            return True
+        exc = record.exc_info[1]
+        line: Any = ""
+        errors = getattr(exc, "errors", None)
+        if callable(errors):
+            try:
+                line = errors()[0].get("input", "")
+            except Exception:  # pragma: no cover - defensive
+                line = ""
+        counter = _stdout_noise.get()
+        seen = 1
+        if counter is not None:
+            counter[0] += 1
+            seen = counter[0]
+        level = logging.WARNING if seen <= _NOISY_LINES_WARNED else logging.DEBUG
+        if not logging.getLogger(record.name).isEnabledFor(level):
+            return False
+        more = " (further such lines are logged at DEBUG)" if seen == _NOISY_LINES_WARNED else ""
+        record.levelno, record.levelname = level, logging.getLevelName(level)
+        record.msg = "server %r wrote a line to stdout that is %s; ignored it: %.80r%s"
+        record.args = (server_label.get(), _short_reason(exc), line, more)
+        record.exc_info, record.exc_text = None, None
+        return True
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_GarbageLineFilter())
 
 
 def _forward_stderr(fd: int, label: str) -> None:
@@ -61,6 +122,7 @@ def open_stdio(config: Mapping[str, Any]) -> Any:
 
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
+        _stdout_noise.set([0])  # the owner task's context: the SDK's reader task inherits it
         read_fd, write_fd = os.pipe()
         threading.Thread(
             target=_forward_stderr, args=(read_fd, server_label.get()), name="mcp-litellm-stderr", daemon=True

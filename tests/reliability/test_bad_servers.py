@@ -34,6 +34,22 @@ def test_garbage_lines_on_stdout_are_skipped_and_calls_still_work():
         client.stop()
 
 
+def test_garbage_lines_give_one_short_warning_each_without_a_traceback(caplog):
+    caplog.set_level(logging.DEBUG, logger="mcp.client.stdio")
+    client = bad_server("garbage", request_timeout=5)
+    try:
+        assert [client.execute_tool("add", {"a": i, "b": 1}).text for i in range(3)] == ["1", "2", "3"]
+    finally:
+        client.stop()
+    records = [r for r in caplog.records if r.name == "mcp.client.stdio"]
+    assert len(records) >= 6 * 4, "every skipped line is still reported (at DEBUG after the first few)"
+    assert all(r.exc_info is None and r.exc_text is None and r.levelno <= logging.WARNING for r in records)
+    warned = [r.getMessage() for r in records if r.levelno == logging.WARNING]
+    assert 1 <= len(warned) <= 5
+    assert all("'bad-garbage'" in m and "ignored" in m and "\n" not in m for m in warned), warned
+    assert "not JSON" in warned[0] and "Server starting" in warned[0], warned[0]
+
+
 def test_malformed_result_is_a_clear_server_error_not_a_hang():
     client = bad_server("invalid", request_timeout=5)
     try:
@@ -140,15 +156,27 @@ def test_http_error_status_is_a_prompt_transport_error(status_server, status, pr
     assert "statusy" in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mcp 2.3's streamable HTTP client turns HTTP 401/500 into JSON-RPC error -32603 'Server returned an "
-    "error response' (and 404 into -32601 'Not Found') without the status; mcp_litellm does not observe "
-    "the HTTP response yet, so the status is not in the error"))
-@pytest.mark.parametrize("status", [401, 500])
-def test_http_error_status_is_named_in_the_error(status_server, status):
+ADVICE = {401: "authentication failed", 404: "wrong URL", 500: "the server failed"}
+
+
+@pytest.mark.parametrize("status", [401, 404, 500])
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_http_error_status_is_named_in_the_error_with_what_to_do(status_server, status, protocol):
     with pytest.raises(ml.TransportError) as info:
-        ml.client("statusy", "streamable", {"url": f"{status_server}/{status}/mcp"}, request_timeout=10)
-    assert str(status) in str(info.value), str(info.value)
+        ml.client("statusy", "streamable", {"url": f"{status_server}/{status}/mcp"}, protocol=protocol,
+                  request_timeout=10)
+    message = str(info.value)
+    assert f"HTTP {status}" in message and ADVICE[status] in message, message
+    assert info.value.http_status == status
+
+
+@pytest.mark.parametrize("status", [401, 404, 500])
+def test_http_error_status_on_the_legacy_sse_transport(status_server, status):
+    with pytest.raises(ml.TransportError) as info:
+        ml.client("sse-statusy", "sse", {"url": f"{status_server}/{status}/mcp"}, request_timeout=10)
+    message = str(info.value)
+    assert "'sse-statusy'" in message and f"HTTP {status}" in message and ADVICE[status] in message, message
+    assert info.value.http_status == status
 
 
 def test_secret_header_not_leaked_on_http_errors(status_server, caplog):
