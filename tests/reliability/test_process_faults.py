@@ -56,20 +56,27 @@ def processes_running(script: Path) -> list[str]:
     return found
 
 
-def test_server_killed_mid_call_fails_within_a_second_and_restart_recovers(make_client):
-    client = make_client("stdio", request_timeout=30)
-    pid = int(client.execute_tool("pid").text)
+def call_in_thread(client: ml.Client, tool: str,
+                   arguments: dict[str, object]) -> tuple[threading.Thread, dict[str, object]]:
+    """Start ``client.execute_tool`` in a thread; the dict gets ``result`` or ``error``, and ``at`` (when it ended)."""
     outcome: dict[str, object] = {}
 
     def pending() -> None:
         try:
-            outcome["result"] = client.execute_tool("wait", {"seconds": 20})
+            outcome["result"] = client.execute_tool(tool, arguments)
         except BaseException as exc:
             outcome["error"] = exc
         outcome["at"] = time.monotonic()
 
     caller = threading.Thread(target=pending)
     caller.start()
+    return caller, outcome
+
+
+def test_server_killed_mid_call_fails_within_a_second_and_restart_recovers(make_client):
+    client = make_client("stdio", request_timeout=30)
+    pid = int(client.execute_tool("pid").text)
+    caller, outcome = call_in_thread(client, "wait", {"seconds": 20})
     time.sleep(0.3)  # the call is in flight on the server
     killed_at = time.monotonic()
     os.kill(pid, signal.SIGKILL)
@@ -110,17 +117,7 @@ def test_http_server_killed_mid_call_fails_promptly():
         client = ml.client("http-dies", "streamable", {"url": f"http://127.0.0.1:{port}/mcp"}, request_timeout=15)
         try:
             assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
-            outcome: dict[str, object] = {}
-
-            def pending() -> None:
-                try:
-                    outcome["result"] = client.execute_tool("wait", {"seconds": 20})
-                except BaseException as exc:
-                    outcome["error"] = exc
-                outcome["at"] = time.monotonic()
-
-            caller = threading.Thread(target=pending)
-            caller.start()
+            caller, outcome = call_in_thread(client, "wait", {"seconds": 20})
             time.sleep(0.5)
             killed_at = time.monotonic()
             process.kill()
