@@ -2,8 +2,9 @@
 
 Run from the repository root::
 
-    python benchmarks/run.py           # full run (a few minutes on 2 cores)
-    python benchmarks/run.py --quick   # smaller N and fewer repetitions (about a minute)
+    python benchmarks/run.py                      # full run (about 5 minutes on 2 cores)
+    python benchmarks/run.py --quick              # smaller N and fewer repetitions (about 1.5 minutes)
+    python benchmarks/run.py --only chat,stream   # some groups only (see --help)
 
 Every ratio is measured in one process, in one run: the variants being compared alternate within each
 repetition (their order flips every repetition), and the ratio is median(ours) / median(reference),
@@ -20,8 +21,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -33,53 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mcp  # noqa: E402
+from _harness import FIXTURE, STDIO_CONFIG, Row, fmt_ms, interleaved, print_table, report  # noqa: E402
 from mcp import StdioServerParameters  # noqa: E402
 
 import mcp_litellm as ml  # noqa: E402
 from mcp_litellm._loop import run_async  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
-FIXTURE = ROOT / "tests" / "servers" / "fixture_server.py"
-STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)]}
 ARGS = {"a": 1, "b": 2}
-
-
-@dataclass
-class Row:
-    name: str
-    value: float | None  # a ratio, or a plain figure when ``target`` is None
-    target: float | None
-    detail: str
-    unit: str = "x"
-
-    def verdict(self) -> str:
-        if self.target is None or self.value is None:
-            return "info"
-        return "PASS" if self.value <= self.target else "MISS"
-
-
-ROWS: list[Row] = []
-
-
-def report(row: Row) -> None:
-    ROWS.append(row)
-    value = "n/a" if row.value is None else f"{row.value:.3f}{row.unit}"
-    print(f"  {row.name}: {value} ({row.verdict()}) {row.detail}", flush=True)
-
-
-async def interleaved(variants: dict[str, Callable[[], Awaitable[float]]], reps: int) -> dict[str, float]:
-    """Run each variant once per repetition, alternating the order; return the median of each."""
-    samples: dict[str, list[float]] = {name: [] for name in variants}
-    names = list(variants)
-    for rep in range(reps):
-        for name in names if rep % 2 == 0 else reversed(names):
-            gc.collect()
-            samples[name].append(await variants[name]())
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
-def fmt_ms(seconds: float) -> str:
-    return f"{seconds * 1000:.1f} ms"
+GROUPS = ("calls", "chat", "stream", "startup", "conversion", "memory", "peers")
 
 
 # -- 1 and 2: tool-call overhead and concurrency against the raw SDK --------------------------------
@@ -319,100 +280,50 @@ async def bench_memory(calls: int) -> None:
                "(MB, after 1,000 warm-up calls)", " MB"))
 
 
-# -- 8: peers --------------------------------------------------------------------------------------
-
-
-async def bench_peer_litellm(n: int, reps: int) -> None:
-    """litellm's own MCP helpers (``litellm.experimental_mcp_client``) on an SDK session, same stdio server."""
-    import litellm  # imported here only: it takes seconds
-    from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
-
-    params = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
-    ours = ml.client("bench", "stdio", STDIO_CONFIG, start=False)
-    async with mcp.Client(params, mode="auto", cache=None) as raw:
-        await ours.astart()
-        try:
-            tool_call = {"id": "call_1", "type": "function",
-                         "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}
-            assert (await call_openai_tool(raw.session, tool_call)).structured_content == {"result": 3}
-            for _ in range(20):
-                await raw.call_tool("add", ARGS)
-                await ours.aexecute_tool("add", ARGS)
-
-            async def raw_seq() -> float:
-                start = time.perf_counter()
-                for _ in range(n):
-                    await raw.call_tool("add", ARGS)
-                return time.perf_counter() - start
-
-            async def peer_seq() -> float:
-                start = time.perf_counter()
-                for _ in range(n):
-                    await call_openai_tool(raw.session, tool_call)
-                return time.perf_counter() - start
-
-            async def ours_seq() -> float:
-                start = time.perf_counter()
-                for _ in range(n):
-                    await ours.aexecute_tool("add", ARGS)
-                return time.perf_counter() - start
-
-            medians = await interleaved({"raw": raw_seq, "peer": peer_seq, "ours": ours_seq}, reps)
-            report(Row(f"8. peer: litellm.experimental_mcp_client.call_openai_tool / raw ({n} stdio calls)",
-                       medians["peer"] / medians["raw"], None, f"[{medians['peer'] / n * 1e6:.0f} us/call]"))
-            report(Row("8. ours aexecute_tool / litellm call_openai_tool (same run)", medians["ours"] / medians["peer"],
-                       None, ""))
-            sdk_tools = await load_mcp_tools(raw.session, format="mcp")
-            our_tools = await ours.atools()
-            start = time.perf_counter()
-            for _ in range(100):
-                [litellm.experimental_mcp_client.tools.transform_mcp_tool_to_openai_tool(t) for t in sdk_tools]
-            theirs = (time.perf_counter() - start) / (100 * len(sdk_tools))
-            start = time.perf_counter()
-            for _ in range(100):
-                [t.to_litellm() for t in our_tools]
-            mine = (time.perf_counter() - start) / (100 * len(our_tools))
-            report(Row(f"8. tool definitions: ours / litellm's transform_mcp_tool_to_openai_tool "
-                       f"({len(our_tools)} fixture tools)", mine / theirs, None,
-                       f"[ours {mine * 1e6:.2f} us, litellm {theirs * 1e6:.2f} us per tool]"))
-        finally:
-            await ours.astop()
-
-
 # -- main ------------------------------------------------------------------------------------------
 
 
-async def main(quick: bool) -> None:
+async def main(quick: bool, only: set[str]) -> None:
     n, reps = (100, 5) if quick else (300, 9)
     print(f"mcp_litellm benchmarks ({'quick' if quick else 'full'}); python {sys.version.split()[0]}, "
           f"mcp {version('mcp')}, litellm {version('litellm')}, {os.cpu_count()} cpu(s)", flush=True)
-    for transport in ("memory", "stdio"):
-        await bench_calls(transport, n, reps, 200)
-    await bench_import(5 if quick else 11)
-    await bench_connect(3 if quick else 7, 5)
-    bench_conversion(1000, 10000)
-    await bench_memory(2000 if quick else 10000)
-    try:
-        await bench_peer_litellm(n, reps)
-    except Exception as exc:  # a peer that cannot run is reported, not fatal
-        report(Row("8. peer: litellm.experimental_mcp_client", None, None, f"could not run: {exc!r}"))
-    report(Row("8. peer: langchain-mcp-adapters", None, None,
-               "not run: not installed in this venv (see benchmarks/README.md)"))
+    if "calls" in only:
+        for transport in ("memory", "stdio"):
+            await bench_calls(transport, n, reps, 200)
+    if only & {"chat", "stream"}:  # imported here: they need the test helpers (pytest, respx)
+        from _chat_bench import bench_chat_loop, bench_first_chunk, bench_tool_phase
+    if "chat" in only:
+        for transport in ("memory", "stdio"):
+            await bench_chat_loop(transport, 10 if quick else 20, reps)
+        await bench_tool_phase(3 if quick else 5)
+    if "stream" in only:
+        await bench_first_chunk(20 if quick else 40, reps + 2)
+    if "startup" in only:
+        await bench_import(5 if quick else 11)
+        await bench_connect(3 if quick else 7, 5)
+    if "conversion" in only:
+        bench_conversion(1000, 10000)
+    if "memory" in only:
+        await bench_memory(2000 if quick else 10000)
+    if "peers" in only:
+        from _peers import bench_peer_langchain, bench_peer_litellm
+
+        for peer in (bench_peer_litellm, bench_peer_langchain):
+            try:
+                await peer(n, reps)
+            except Exception as exc:  # a peer that cannot run is reported, not fatal
+                report(Row(f"8. peer: {peer.__name__.removeprefix('bench_peer_')}", None, None,
+                           f"could not run: {exc!r}"))
     print_table()
-
-
-def print_table() -> None:
-    width = max(len(r.name) for r in ROWS)
-    print()
-    print(f"{'benchmark':<{width}}  {'measured':>12}  {'target':>8}  result")
-    print("-" * (width + 34))
-    for r in ROWS:
-        value = "n/a" if r.value is None else f"{r.value:.3f}{r.unit}"
-        target = "" if r.target is None else f"<= {r.target:g}"
-        print(f"{r.name:<{width}}  {value:>12}  {target:>8}  {r.verdict()}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller N and fewer repetitions")
-    asyncio.run(main(parser.parse_args().quick))
+    parser.add_argument("--only", default=",".join(GROUPS),
+                        help=f"comma-separated groups to run (default: all): {', '.join(GROUPS)}")
+    args = parser.parse_args()
+    groups = {g.strip() for g in args.only.split(",") if g.strip()}
+    if groups - set(GROUPS):
+        parser.error(f"unknown group(s): {', '.join(sorted(groups - set(GROUPS)))}; choose from {', '.join(GROUPS)}")
+    asyncio.run(main(args.quick, groups))

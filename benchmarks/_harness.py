@@ -1,0 +1,66 @@
+"""What every benchmark shares: result rows, the printed table, and interleaved repetitions."""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "servers" / "fixture_server.py"
+STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)]}
+
+
+@dataclass
+class Row:
+    name: str
+    value: float | None  # a ratio, or a plain figure when ``target`` is None
+    target: float | None
+    detail: str
+    unit: str = "x"
+
+    def verdict(self) -> str:
+        if self.target is None or self.value is None:
+            return "info"
+        return "PASS" if self.value <= self.target else "MISS"
+
+
+ROWS: list[Row] = []
+
+
+def report(row: Row) -> None:
+    ROWS.append(row)
+    value = "n/a" if row.value is None else f"{row.value:.3f}{row.unit}"
+    print(f"  {row.name}: {value} ({row.verdict()}) {row.detail}", flush=True)
+
+
+async def interleaved(variants: dict[str, Callable[[], Awaitable[float]]], reps: int) -> dict[str, float]:
+    """Run each variant once per repetition, alternating the order; return the median of each."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    for rep in range(reps):
+        for name in names if rep % 2 == 0 else reversed(names):
+            gc.collect()
+            samples[name].append(await variants[name]())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def fmt_ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def print_table() -> None:
+    width = max(len(r.name) for r in ROWS)
+    print()
+    print(f"{'benchmark':<{width}}  {'measured':>12}  {'target':>8}  result")
+    print("-" * (width + 34))
+    for r in ROWS:
+        value = "n/a" if r.value is None else f"{r.value:.3f}{r.unit}"
+        target = "" if r.target is None else f"<= {r.target:g}"
+        print(f"{r.name:<{width}}  {value:>12}  {target:>8}  {r.verdict()}")
+    for r in ROWS:
+        if r.value is None:
+            print(f"\n{r.name}: {r.detail}")
