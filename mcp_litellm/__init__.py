@@ -2,7 +2,7 @@
 
 from mcp_litellm import handlers
 from mcp_litellm._chat import Chat
-from mcp_litellm._client import Client, client
+from mcp_litellm._client import Client, client, use_running_loop
 from mcp_litellm._config import Config, config, configure
 from mcp_litellm._config_file import load_config
 from mcp_litellm._errors import (
@@ -57,4 +57,5 @@ __all__ = [
     "load_config",
     "register_transport",
     "to_litellm_tools",
+    "use_running_loop",
 ]

@@ -6,6 +6,7 @@ background loop (see ``_loop``); no behaviour lives only in the sync path.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import logging
 import threading
@@ -20,7 +21,7 @@ from mcp_litellm._catalog import CatalogMixin
 from mcp_litellm._client_features import FeaturesMixin
 from mcp_litellm._connection import Connection, SessionOptions
 from mcp_litellm._errors import ConfigError, MCPLiteLLMError, TransportError
-from mcp_litellm._loop import run_async, run_sync
+from mcp_litellm._loop import adopt, adopted_loop, run_async, run_sync
 from mcp_litellm._redact import redact_config
 from mcp_litellm._transports import canonical_transport_name
 
@@ -263,10 +264,46 @@ def client(
     return Client(name, transport_type, config, **kwargs)
 
 
+def use_running_loop() -> None:
+    """Run MCP sessions on the calling coroutine's event loop instead of the library's background loop.
+
+    Call it from async code, before starting clients (``asyncio.run(main())`` with this as the first line
+    of ``main``). Async methods then run directly on your loop, without crossing threads: the fastest way
+    to call tools from async code. Until that loop closes, blocking methods work only from other threads
+    (on the loop's own thread they raise, as they would block it); afterwards the background loop serves
+    new clients again. Clients started before must be stopped first (``ConfigError`` otherwise).
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise ConfigError(
+            "ml.use_running_loop() must be called from async code (inside the coroutine you pass to "
+            "asyncio.run), so there is a running loop to use"
+        ) from None
+    if adopted_loop() is loop:
+        return
+    live = sorted(c.name for c in _live_clients if c.is_alive())
+    if live:
+        raise ConfigError(
+            f"ml.use_running_loop() was called while clients run on another event loop: {', '.join(live)}; "
+            "stop them first, or call it before starting any client"
+        )
+    if adopted_loop() is not None:
+        raise ConfigError(
+            "ml.use_running_loop() was already called from another event loop that is still open; "
+            "only one loop can own the MCP sessions at a time"
+        )
+    adopt(loop)
+
+
 @atexit.register
 def _stop_all_at_exit() -> None:
+    adopted = adopted_loop()  # an adopted loop left open: stop its clients on it (this is its thread)
     for live in list(_live_clients):
         try:
-            live.stop()
+            if adopted is not None and not adopted.is_running():
+                adopted.run_until_complete(live._stop())
+            else:
+                live.stop()
         except Exception:  # pragma: no cover - best effort at interpreter exit
             logger.debug("stopping %r at exit failed", live, exc_info=True)

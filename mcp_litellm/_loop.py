@@ -1,9 +1,14 @@
-"""One background event loop that owns every MCP session.
+"""The one event loop that owns every MCP session.
 
-Sessions are opened and closed by tasks on this loop only, so a client can be used from any thread
-and any event loop: synchronous methods block on a concurrent future, asynchronous methods await a
-wrapped one, and cancelling the caller cancels the work here. Calls made from the loop itself
-(a handler that calls back into a client) run directly.
+By default it is a background loop on a daemon thread of its own. Sessions are opened and closed by
+tasks on this loop only, so a client can be used from any thread and any event loop: synchronous
+methods block on a concurrent future, asynchronous methods await a wrapped one, and cancelling the
+caller cancels the work here. Calls made from the loop itself (a handler that calls back into a
+client) run directly.
+
+An async program can instead hand its own running loop over (:func:`adopt`, public as
+``ml.use_running_loop()``): then its async calls run directly, without crossing threads, and the
+background loop is used again once that loop has closed.
 """
 
 from __future__ import annotations
@@ -20,11 +25,30 @@ T = TypeVar("T")
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
+# A loop handed over by the program (adopt()), and the thread it runs on; used while it is open.
+_adopted: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+
+
+def adopt(loop: asyncio.AbstractEventLoop) -> None:
+    """Make ``loop`` (running in the calling thread) the loop that owns sessions, until it closes."""
+    global _adopted
+    _adopted = (loop, threading.current_thread())
+
+
+def adopted_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop handed over with :func:`adopt`, or None when there is none or it has closed."""
+    adopted = _adopted
+    if adopted is None or adopted[0].is_closed():
+        return None
+    return adopted[0]
 
 
 def get_loop() -> asyncio.AbstractEventLoop:
-    """Return the background loop, starting its daemon thread on first use."""
+    """Return the loop that owns sessions: an adopted open loop, else the background loop (started on first use)."""
     global _loop, _thread
+    adopted = _adopted
+    if adopted is not None and not adopted[0].is_closed():
+        return adopted[0]
     loop = _loop
     if loop is not None and not loop.is_closed():
         return loop
@@ -46,8 +70,22 @@ def get_loop() -> asyncio.AbstractEventLoop:
 
 
 def in_loop_thread() -> bool:
-    """True when called from the background loop's own thread."""
-    return _thread is not None and threading.current_thread() is _thread
+    """True when called from the thread of the loop that owns sessions (where blocking on it would deadlock)."""
+    current = threading.current_thread()
+    adopted = _adopted
+    if adopted is not None and current is adopted[1] and adopted[0].is_running():
+        return True
+    return _thread is not None and current is _thread
+
+
+def _owner_loop_for_blocking_call() -> asyncio.AbstractEventLoop:
+    loop = get_loop()
+    if not loop.is_running():  # only an adopted loop can be open but idle
+        raise RuntimeError(
+            "a synchronous mcp_litellm method was called while the event loop given to ml.use_running_loop() "
+            "is not running, so nothing could answer it; call it while that loop runs, or use the async twin"
+        )
+    return loop
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -59,10 +97,16 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     if in_loop_thread():
         coro.close()
         raise RuntimeError(
-            "a synchronous mcp_litellm method was called from inside an async handler; "
+            "a synchronous mcp_litellm method was called on the thread of the event loop that runs the MCP "
+            "sessions (from an async handler, or after ml.use_running_loop()), where it would block that loop; "
             "use the async twin (the 'a'-prefixed method) there instead"
         )
-    future = asyncio.run_coroutine_threadsafe(coro, get_loop())
+    try:
+        loop = _owner_loop_for_blocking_call()
+    except RuntimeError:
+        coro.close()
+        raise
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
     try:
         return future.result()
     except BaseException:
@@ -92,10 +136,10 @@ def iterate_sync(agen: AsyncIterator[T]) -> Iterator[T]:
     """
     if in_loop_thread():
         raise RuntimeError(
-            "a synchronous mcp_litellm iterator was used from inside an async handler; "
-            "use the async twin (the 'a'-prefixed method) there instead"
+            "a synchronous mcp_litellm iterator was used on the thread of the event loop that runs the MCP "
+            "sessions (from an async handler, or after ml.use_running_loop()); use the async twin instead"
         )
-    loop = get_loop()
+    loop = _owner_loop_for_blocking_call()
     results: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     demand: asyncio.Queue[None] | None = None
     ready = threading.Event()
