@@ -42,6 +42,17 @@ T = TypeVar("T")
 logger = logging.getLogger("mcp_litellm")
 
 _CLOSE_GRACE = 10.0
+
+# The deadline around each request: asyncio's own (3.11+) costs a timer and a task.cancel(); anyio's
+# cancel scope, needed on 3.10, does more bookkeeping per request. Both raise builtins.TimeoutError.
+if sys.version_info >= (3, 11):
+    _request_deadline = asyncio.timeout
+else:  # pragma: no cover - Python 3.10
+
+    @asynccontextmanager
+    async def _request_deadline(timeout: float | None) -> AsyncIterator[None]:
+        with anyio.fail_after(timeout):
+            yield
 """Seconds the owner task gets to shut the session down before it is cancelled."""
 
 _SDK_STAND_INS = {
@@ -462,7 +473,7 @@ class Connection:
         token = http_observer.set(observer)
         session.begin_request()
         try:
-            with anyio.fail_after(timeout):
+            async with _request_deadline(timeout):
                 return await call(client)
         except BaseException as exc:
             mapped = translate(exc, server=self.name, method=method, timeout=timeout, http=observer)

@@ -96,7 +96,10 @@ class ListingMixin:
                     keys: Callable[[Any], tuple[str, ...]] = lambda item: (item.name,)) -> Any:
         """The item of ``listing`` whose keys include ``name``; re-lists once before ``NotFoundError``."""
         items = await listing(refresh)
-        for position in range(max((len(keys(i)) for i in items), default=0)):
+        for item in items:  # the common case first: the item's own (first) key
+            if keys(item)[0] == name:
+                return item
+        for position in range(1, max((len(keys(i)) for i in items), default=0)):
             for item in items:
                 item_keys = keys(item)
                 if position < len(item_keys) and item_keys[position] == name:
