@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 import mcp
-from _harness import FIXTURE, STDIO_CONFIG, Row, fmt_ms, interleaved, report
-from mcp import StdioServerParameters
+from _harness import STDIO_CONFIG, Row, fmt_ms, interleaved, raw_and_ours, report
 from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
 from tests.chat.conftest import API_BASE, LLM, MODEL, Turn, completion_body, sse, stream_chunks
 from tests.llm_http import litellm_respx
-from tests.servers.fixture_server import build_server
 
 QUESTION = "Add these five pairs of numbers."
 FINAL = "The five sums are 1, 2, 3, 4 and 5."
@@ -77,13 +74,10 @@ def _litellm() -> Any:
 # -- 3: one ask with five parallel tool calls -------------------------------------------------------
 
 
-async def bench_chat_loop(transport: str, asks: int, reps: int) -> None:
-    if transport == "stdio":
-        raw_target: Any = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
-        ours = ml.client("bench", "stdio", STDIO_CONFIG, start=False)
-    else:
-        raw_target = build_server()
-        ours = ml.client("bench", "memory", {"server": build_server()}, start=False)
+async def bench_chat_loop(transport: str, asks: int, reps: int, own_loop: bool = False) -> None:
+    """Target 3. With ``own_loop``, ``ml.use_running_loop()`` was called: no thread hop per tool call."""
+    label = f"{transport}, use_running_loop" if own_loop else transport
+    raw_target, ours = raw_and_ours(transport)
     litellm = _litellm()
     with litellm_respx() as router:
         model = FakeModel(router)
@@ -151,15 +145,15 @@ async def bench_chat_loop(transport: str, asks: int, reps: int) -> None:
                     await variant()
                 medians = await interleaved(variants, reps)
                 per_ask = {name: median / asks for name, median in medians.items()}
-                report(Row(f"3. {transport}: ask with 5 parallel tool calls, Chat.aask / by hand "
+                report(Row(f"3. {label}: ask with 5 parallel tool calls, Chat.aask / by hand "
                            f"(5 call_tool + 2 acompletion)", medians["ours"] / medians["hand"], 1.10,
                            f"[by hand {fmt_ms(per_ask['hand'])}, ours {fmt_ms(per_ask['ours'])} per ask]"))
-                report(Row(f"3. {transport}: diagnostic, the loop by hand with our aexecute_tool / by hand",
+                report(Row(f"3. {label}: diagnostic, the loop by hand with our aexecute_tool / by hand",
                            medians["hand_ours"] / medians["hand"], None,
                            f"[{fmt_ms(per_ask['hand_ours'])} per ask; Chat.aask / it: "
                            f"{medians['ours'] / medians['hand_ours']:.3f}x = the chat's own share]"))
                 if "helpers" in medians:
-                    report(Row(f"8. {transport}: the same loop by hand with litellm's call_openai_tool / with "
+                    report(Row(f"8. {label}: the same loop by hand with litellm's call_openai_tool / with "
                                "raw call_tool", medians["helpers"] / medians["hand"], None,
                                f"[{fmt_ms(per_ask['helpers'])} per ask; Chat.aask / it: "
                                f"{medians['ours'] / medians['helpers']:.3f}x]"))

@@ -8,10 +8,24 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "servers" / "fixture_server.py"
 STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)]}
+
+
+def raw_and_ours(transport: str) -> tuple[Any, Any]:
+    """The fixture server as a raw ``mcp.Client`` target, and an unstarted client of ours for the same server."""
+    from mcp import StdioServerParameters
+
+    import mcp_litellm as ml
+    from tests.servers.fixture_server import build_server
+
+    if transport == "stdio":
+        return StdioServerParameters(command=sys.executable, args=[str(FIXTURE)]), ml.client(
+            "bench", "stdio", STDIO_CONFIG, start=False)
+    return build_server(), ml.client("bench", "memory", {"server": build_server()}, start=False)
 
 
 @dataclass

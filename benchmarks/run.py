@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
+import json
 import os
 import statistics
 import subprocess
@@ -23,7 +25,6 @@ import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mcp  # noqa: E402
-from _harness import FIXTURE, STDIO_CONFIG, Row, fmt_ms, interleaved, print_table, report  # noqa: E402
+from _harness import FIXTURE, ROWS, STDIO_CONFIG, Row, fmt_ms, interleaved, print_table, raw_and_ours, report  # noqa: E402
 from mcp import StdioServerParameters  # noqa: E402
 
 import mcp_litellm as ml  # noqa: E402
@@ -40,19 +41,16 @@ from mcp_litellm._loop import run_async  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
 ARGS = {"a": 1, "b": 2}
-GROUPS = ("calls", "chat", "stream", "startup", "conversion", "memory", "peers")
+GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "peers")
 
 
 # -- 1 and 2: tool-call overhead and concurrency against the raw SDK --------------------------------
 
 
-async def bench_calls(transport: str, n: int, reps: int, concurrent: int) -> None:
-    if transport == "stdio":
-        raw_target: Any = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
-        ours = ml.client("bench", "stdio", STDIO_CONFIG, start=False)
-    else:
-        raw_target = build_server()
-        ours = ml.client("bench", "memory", {"server": build_server()}, start=False)
+async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_loop: bool = False) -> None:
+    """Targets 1 and 2. With ``own_loop``, ``ml.use_running_loop()`` was called: no thread hop per call."""
+    label = f"{transport}, use_running_loop" if own_loop else transport
+    raw_target, ours = raw_and_ours(transport)
     # The same negotiation mode on both sides; the raw client without its response cache, like ours.
     async with mcp.Client(raw_target, mode="auto", cache=None) as raw:
         await ours.astart()
@@ -60,7 +58,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int) -> Non
             for _ in range(20):  # warm up both sides (our first call also lists the tools once)
                 await raw.call_tool("add", ARGS)
                 await ours.aexecute_tool("add", ARGS)
-                ours.execute_tool("add", ARGS)
+                await asyncio.to_thread(ours.execute_tool, "add", ARGS)
 
             async def raw_seq() -> float:
                 start = time.perf_counter()
@@ -102,14 +100,14 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int) -> Non
             medians = await interleaved({"raw": raw_seq, "async": ours_async, "sync": ours_sync,
                                          "nohop": ours_no_hop}, reps)
             per_call = f"raw {medians['raw'] / n * 1e6:.0f} us/call"
-            report(Row(f"1. {transport}: {n} sequential calls, aexecute_tool / raw call_tool",
+            report(Row(f"1. {label}: {n} sequential calls, aexecute_tool / raw call_tool",
                        medians["async"] / medians["raw"], 1.10,
                        f"[{per_call}, ours {medians['async'] / n * 1e6:.0f} us/call]"))
-            report(Row(f"1. {transport}: {n} sequential calls, execute_tool (sync) / raw call_tool",
+            report(Row(f"1. {label}: {n} sequential calls, execute_tool (sync) / raw call_tool",
                        medians["sync"] / medians["raw"], 1.30,
                        f"[{per_call}, ours {medians['sync'] / n * 1e6:.0f} us/call]"))
 
-            report(Row(f"1. {transport}: diagnostic, our calls without the thread hop / raw",
+            report(Row(f"1. {label}: diagnostic, our calls without the thread hop / raw",
                        medians["nohop"] / medians["raw"], None,
                        f"[ours on the client's loop {medians['nohop'] / n * 1e6:.0f} us/call]"))
 
@@ -129,7 +127,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int) -> Non
                 return elapsed
 
             medians = await interleaved({"raw": raw_many, "ours": ours_many}, reps)
-            report(Row(f"2. {transport}: {concurrent} concurrent calls on one client, ours / raw",
+            report(Row(f"2. {label}: {concurrent} concurrent calls on one client, ours / raw",
                        medians["ours"] / medians["raw"], 1.15,
                        f"[raw {fmt_ms(medians['raw'])}, ours {fmt_ms(medians['ours'])}; all results checked]"))
         finally:
@@ -283,13 +281,23 @@ async def bench_memory(calls: int) -> None:
 # -- main ------------------------------------------------------------------------------------------
 
 
-async def main(quick: bool, only: set[str]) -> None:
+async def main(quick: bool, only: set[str], rows_json: bool = False) -> None:
     n, reps = (100, 5) if quick else (300, 9)
     print(f"mcp_litellm benchmarks ({'quick' if quick else 'full'}); python {sys.version.split()[0]}, "
           f"mcp {version('mcp')}, litellm {version('litellm')}, {os.cpu_count()} cpu(s)", flush=True)
     if "calls" in only:
         for transport in ("memory", "stdio"):
             await bench_calls(transport, n, reps, 200)
+    if "own-loop" in only:
+        if only == {"own-loop"}:  # this process may hand its loop over: no client has run yet
+            ml.use_running_loop()
+            from _chat_bench import bench_chat_loop
+
+            for transport in ("memory", "stdio"):
+                await bench_calls(transport, n, reps, 200, own_loop=True)
+                await bench_chat_loop(transport, 10 if quick else 20, reps, own_loop=True)
+        else:
+            run_child_group("own-loop", quick)
     if only & {"chat", "stream"}:  # imported here: they need the test helpers (pytest, respx)
         from _chat_bench import bench_chat_loop, bench_first_chunk, bench_tool_phase
     if "chat" in only:
@@ -314,7 +322,22 @@ async def main(quick: bool, only: set[str]) -> None:
             except Exception as exc:  # a peer that cannot run is reported, not fatal
                 report(Row(f"8. peer: {peer.__name__.removeprefix('bench_peer_')}", None, None,
                            f"could not run: {exc!r}"))
-    print_table()
+    if rows_json:
+        for row in ROWS:
+            print("ROW " + json.dumps(dataclasses.asdict(row)))
+    else:
+        print_table()
+
+
+def run_child_group(group: str, quick: bool) -> None:
+    """Run one group in a fresh process (it changes process-wide state) and report its rows here."""
+    command = [sys.executable, __file__, "--only", group, "--rows-json"] + (["--quick"] if quick else [])
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    rows = [Row(**json.loads(line[4:])) for line in done.stdout.splitlines() if line.startswith("ROW ")]
+    if done.returncode != 0 or not rows:
+        report(Row(f"{group}: could not run", None, None, done.stderr.strip()[-500:]))
+    for row in rows:
+        report(row)
 
 
 if __name__ == "__main__":
@@ -322,8 +345,9 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="smaller N and fewer repetitions")
     parser.add_argument("--only", default=",".join(GROUPS),
                         help=f"comma-separated groups to run (default: all): {', '.join(GROUPS)}")
+    parser.add_argument("--rows-json", action="store_true", help=argparse.SUPPRESS)  # used by run_child_group
     args = parser.parse_args()
     groups = {g.strip() for g in args.only.split(",") if g.strip()}
     if groups - set(GROUPS):
         parser.error(f"unknown group(s): {', '.join(sorted(groups - set(GROUPS)))}; choose from {', '.join(GROUPS)}")
-    asyncio.run(main(args.quick, groups))
+    asyncio.run(main(args.quick, groups, args.rows_json))
