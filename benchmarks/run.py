@@ -25,6 +25,7 @@ import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mcp  # noqa: E402
-from _harness import FIXTURE, ROWS, STDIO_CONFIG, Row, fmt_ms, interleaved, print_table, raw_and_ours, report  # noqa: E402
+from _harness import FIXTURE, ROWS, Row, fmt_ms, interleaved, print_table, raw_and_ours, report  # noqa: E402
 from mcp import StdioServerParameters  # noqa: E402
 
 import mcp_litellm as ml  # noqa: E402
@@ -167,44 +168,63 @@ async def bench_import(reps: int) -> None:
         report(Row("5. import mcp_litellm must not import litellm", None, None, "FAILED: litellm was imported"))
 
 
+TINY_SERVER = Path(__file__).resolve().parent / "_tiny_server.py"
+
+
 async def bench_connect(reps: int, group: int) -> None:
-    async def connect_ours(count: int) -> float:
-        clients = [ml.client(f"s{i}", "stdio", STDIO_CONFIG, start=False) for i in range(count)]
-        start = time.perf_counter()
-        await asyncio.gather(*(c.astart() for c in clients))
-        elapsed = time.perf_counter() - start
-        await asyncio.gather(*(c.astop() for c in clients))
-        return elapsed
+    """Target 5: connecting ``group`` servers at once vs one, ours and the raw SDK's, on two kinds of server.
 
-    async def connect_raw(count: int) -> float:
-        # One owner task per client (anyio scopes must be left by the task that entered them).
-        params = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
-        stop = asyncio.Event()
-
-        async def own(ready: asyncio.Event) -> None:
-            async with mcp.Client(params, cache=None):
-                ready.set()
-                await stop.wait()
-
-        readies = [asyncio.Event() for _ in range(count)]
-        start = time.perf_counter()
-        tasks = [asyncio.create_task(own(r)) for r in readies]
-        await asyncio.gather(*(r.wait() for r in readies))
-        elapsed = time.perf_counter() - start
-        stop.set()
-        await asyncio.gather(*tasks)
-        return elapsed
-
-    variants = {
-        "ours1": lambda: connect_ours(1), f"ours{group}": lambda: connect_ours(group),
-        "raw1": lambda: connect_raw(1), f"raw{group}": lambda: connect_raw(group),
+    The fixture server spends ~0.6 s of CPU importing ``mcp``, so on few cores its start-ups queue for
+    the CPU whatever the client does; the tiny server spends its start-up waiting (``--delay 0.5``), so
+    it shows whether the client starts servers concurrently (ratio near 1) or one after another (near 5).
+    """
+    servers = {
+        "fixture": [str(FIXTURE)],
+        "tiny, 0.5 s start-up": [str(TINY_SERVER), "--delay", "0.5"],
     }
-    medians = await interleaved(variants, reps)
-    report(Row(f"5. connect {group} stdio servers (gather astart) / connect 1", medians[f"ours{group}"] /
-               medians["ours1"], 1.5, f"[1: {fmt_ms(medians['ours1'])}, {group}: {fmt_ms(medians[f'ours{group}'])}]"))
-    report(Row(f"5. reference: raw SDK, {group} stdio servers / 1 (same machine)", medians[f"raw{group}"] /
-               medians["raw1"], None, f"[1: {fmt_ms(medians['raw1'])}, {group}: {fmt_ms(medians[f'raw{group}'])}]"))
-    report(Row("5. connect 1 stdio server, ours / raw SDK", medians["ours1"] / medians["raw1"], None, ""))
+    for label, args in servers.items():
+        config = {"command": sys.executable, "args": args}
+
+        async def connect_ours(count: int, config: dict[str, Any] = config) -> float:
+            group = ml.ClientGroup({"mcpServers": {f"s{i}": config for i in range(count)}})
+            start = time.perf_counter()
+            await group.astart()
+            elapsed = time.perf_counter() - start
+            assert len(list(group)) == count
+            await group.astop()
+            return elapsed
+
+        async def connect_raw(count: int, args: list[str] = args) -> float:
+            # One owner task per client (anyio scopes must be left by the task that entered them).
+            params = StdioServerParameters(command=sys.executable, args=args)
+            stop = asyncio.Event()
+
+            async def own(ready: asyncio.Event) -> None:
+                async with mcp.Client(params, cache=None):
+                    ready.set()
+                    await stop.wait()
+
+            readies = [asyncio.Event() for _ in range(count)]
+            start = time.perf_counter()
+            tasks = [asyncio.create_task(own(r)) for r in readies]
+            await asyncio.gather(*(r.wait() for r in readies))
+            elapsed = time.perf_counter() - start
+            stop.set()
+            await asyncio.gather(*tasks)
+            return elapsed
+
+        variants = {
+            "ours1": lambda: connect_ours(1), f"ours{group}": lambda: connect_ours(group),
+            "raw1": lambda: connect_raw(1), f"raw{group}": lambda: connect_raw(group),
+        }
+        medians = await interleaved(variants, reps)
+        report(Row(f"5. {label} server: ClientGroup of {group} stdio servers, astart / a group of 1",
+                   medians[f"ours{group}"] / medians["ours1"], 1.5,
+                   f"[1: {fmt_ms(medians['ours1'])}, {group}: {fmt_ms(medians[f'ours{group}'])}]"))
+        report(Row(f"5. {label} server: reference, raw SDK, {group} servers / 1 (same machine)",
+                   medians[f"raw{group}"] / medians["raw1"], None,
+                   f"[1: {fmt_ms(medians['raw1'])}, {group}: {fmt_ms(medians[f'raw{group}'])}]"))
+        report(Row(f"5. {label} server: connect 1, ours / raw SDK", medians["ours1"] / medians["raw1"], None, ""))
 
 
 # -- 6: conversions --------------------------------------------------------------------------------
