@@ -42,6 +42,7 @@ T = TypeVar("T")
 logger = logging.getLogger("mcp_litellm")
 
 _CLOSE_GRACE = 10.0
+"""Seconds the owner task gets to shut the session down before it is cancelled."""
 
 # The deadline around each request: asyncio's own (3.11+) costs a timer and a task.cancel(); anyio's
 # cancel scope, needed on 3.10, does more bookkeeping per request. Both raise builtins.TimeoutError.
@@ -53,7 +54,7 @@ else:  # pragma: no cover - Python 3.10
     async def _request_deadline(timeout: float | None) -> AsyncIterator[None]:
         with anyio.fail_after(timeout):
             yield
-"""Seconds the owner task gets to shut the session down before it is cancelled."""
+
 
 _SDK_STAND_INS = {
     (INTERNAL_ERROR, "Server returned an error response"),

@@ -46,9 +46,9 @@ def adopted_loop() -> asyncio.AbstractEventLoop | None:
 def get_loop() -> asyncio.AbstractEventLoop:
     """Return the loop that owns sessions: an adopted open loop, else the background loop (started on first use)."""
     global _loop, _thread
-    adopted = _adopted
-    if adopted is not None and not adopted[0].is_closed():
-        return adopted[0]
+    adopted = adopted_loop()
+    if adopted is not None:
+        return adopted
     loop = _loop
     if loop is not None and not loop.is_closed():
         return loop
