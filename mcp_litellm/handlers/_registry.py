@@ -67,7 +67,7 @@ class _Registry:
             cls._pending[request_id] = (loop, future)
         try:
             return await asyncio.wait_for(future, timeout), False
-        except builtins.TimeoutError:
+        except (builtins.TimeoutError, asyncio.TimeoutError):  # two classes on Python 3.10, one on 3.11+
             return cls._on_timeout, True
         finally:
             with cls._lock:
