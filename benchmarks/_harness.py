@@ -17,6 +17,8 @@ STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)]}
 
 def raw_and_ours(transport: str) -> tuple[Any, Any]:
     """The fixture server as a raw ``mcp.Client`` target, and an unstarted client of ours for the same server."""
+    # Imported here: the rest of this module is stdlib-only, so peer_langchain.py can use it in a venv
+    # without mcp_litellm.
     from mcp import StdioServerParameters
 
     import mcp_litellm as ml

@@ -17,26 +17,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
-import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any
 
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "servers" / "fixture_server.py"
+from _harness import FIXTURE, interleaved  # stdlib-only at import, so it loads in the peer's own venv
+
 ARGS = {"a": 1, "b": 2}
-
-
-async def _median_each(variants: dict[str, Callable[[], Awaitable[float]]], reps: int) -> dict[str, float]:
-    samples: dict[str, list[float]] = {name: [] for name in variants}
-    for rep in range(reps):
-        for name in list(variants) if rep % 2 == 0 else reversed(list(variants)):
-            gc.collect()
-            samples[name].append(await variants[name]())
-    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def _text(result: Any) -> str:
@@ -90,7 +78,7 @@ async def measure(server_python: str, n: int, per_session_calls: int, reps: int)
                 assert _text(result) == "3"
                 return (time.perf_counter() - start) / per_session_calls
 
-            medians = await _median_each({"raw": raw_calls, "langchain_session": session_calls,
+            medians = await interleaved({"raw": raw_calls, "langchain_session": session_calls,
                                           "langchain_default": default_calls}, reps)
     return medians
 
