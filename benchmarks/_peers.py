@@ -6,10 +6,7 @@ import sys
 import time
 
 import mcp
-from _harness import FIXTURE, STDIO_CONFIG, Row, interleaved, report
-from mcp import StdioServerParameters
-
-import mcp_litellm as ml
+from _harness import Row, interleaved, raw_and_ours, report
 
 ARGS = {"a": 1, "b": 2}
 
@@ -27,8 +24,7 @@ async def bench_peer_litellm(n: int, reps: int) -> None:
     import litellm  # imported here only: it takes seconds
     from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
 
-    params = StdioServerParameters(command=sys.executable, args=[str(FIXTURE)])
-    ours = ml.client("bench", "stdio", STDIO_CONFIG, start=False)
+    params, ours = raw_and_ours("stdio")
     async with mcp.Client(params, mode="auto", cache=None) as raw:
         await ours.astart()
         try:
