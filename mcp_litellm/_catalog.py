@@ -18,7 +18,7 @@ from mcp_types import CallToolResult
 from mcp_litellm._errors import ConfigError
 from mcp_litellm._listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._loop import run_async, run_sync
-from mcp_litellm._naming import safe_tool_name
+from mcp_litellm._naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
 from mcp_litellm._notifications import NotificationsMixin
 from mcp_litellm._prompt import PromptsMixin
 from mcp_litellm._resource import ResourcesMixin
@@ -33,6 +33,15 @@ T = TypeVar("T")
 _OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
 
 __all__ = ["MAX_PAGES", "CatalogMixin", "call_handler", "paginate"]
+
+
+def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
+    """Give tools whose provider-safe names collide on one server distinct names (see ``distinct_names``)."""
+    originals = [f"{t.client.name}{PREFIX_SEPARATOR}{t.mcp_name}" if t.client.with_prefix else t.mcp_name
+                 for t in tools]
+    for tool, name in zip(tools, distinct_names([t.name for t in tools], originals), strict=True):
+        tool.name = name
+    return tools
 
 
 def _accepts_four(fn: Any) -> bool:
@@ -64,7 +73,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
 
     async def _list_tools(self, refresh: bool) -> list[Tool]:
         return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
-                                       self._make_tool, refresh)
+                                       self._make_tool, refresh, _distinct_tool_names)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
         return Tool(
@@ -98,11 +107,14 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         """Async twin of :meth:`tool`."""
         return await run_async(self._find_tool(name, refresh))
 
-    async def _execute(self, name: str, parameters: Mapping[str, Any] | None, timeout: float | None,
+    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
                        on_progress: ProgressHandler | None) -> ToolResult:
         if parameters is not None and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
-        tool = await self._find_tool(name, False)
+        if isinstance(name, Tool) and name.client is self:
+            tool = name  # a Tool calls itself: no lookup, so no name can stand for another tool
+        else:
+            tool = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False)
         arguments = dict(parameters or {})
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
@@ -140,16 +152,18 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
 
         return progress
 
-    def execute_tool(self, name: str, parameters: Mapping[str, Any] | None = None, *, timeout: float | None = None,
-                     on_progress: ProgressHandler | None = None) -> ToolResult:
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
         """Call tool ``name`` with ``parameters``; returns a :class:`ToolResult` (``is_error`` for tool errors).
+
+        ``name`` is the tool's LiteLLM name or the server's name for it, or a :class:`Tool` of this client.
 
         Raises ``NotFoundError`` for an unknown name, ``TimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
         return run_sync(self._execute(name, parameters, timeout, on_progress))
 
-    async def aexecute_tool(self, name: str, parameters: Mapping[str, Any] | None = None, *,
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
         return await run_async(self._execute(name, parameters, timeout, on_progress))

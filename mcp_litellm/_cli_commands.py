@@ -87,7 +87,8 @@ def servers(args: argparse.Namespace) -> int:
             else:
                 info = client.server_info
                 row.update(status="ok", server=info.name if info else None, version=info.version if info else None,
-                           protocol=client.protocol_version, tools=len(client.tools()))
+                           protocol=client.protocol_version,
+                           tools=len(client.tools()) if client.capabilities.tools is not None else 0)
             rows.append(row)
     if args.format == "json":
         dump_json(rows)

@@ -290,7 +290,7 @@ class ClientGroup:
             for tool in tools:
                 if not self._server_filter(client, tool):
                     continue
-                name = tool.name if client.with_prefix or not mode else safe_tool_name(tool.mcp_name, client.name)
+                name = tool.name if client.with_prefix or not mode else _prefixed(tool)
                 entries.append((tool, name, mode))
         entries = _resolve_collisions(entries)
         merged = [tool if tool.name == name else dataclasses.replace(tool, name=name) for tool, name, _ in entries]
@@ -397,14 +397,14 @@ def _resolve_collisions(entries: list[tuple[Tool, str, bool | None]]) -> list[tu
     resolved = []
     for tool, name, mode in entries:
         servers = servers_by_name[name]
-        if len(servers) > 1 and name != safe_tool_name(tool.mcp_name, tool.client.name):
+        if len(servers) > 1 and name != _prefixed(tool):
             if mode is False:
                 others = ", ".join(repr(s) for s in sorted(servers - {tool.client.name}))
                 raise ConfigError(
                     f"tool name {name!r} of server {tool.client.name!r} is also offered by server(s) {others}, "
                     "and prefixes are turned off for it (with_prefix=False); enable with_prefix or exclude one tool"
                 )
-            name = safe_tool_name(tool.mcp_name, tool.client.name)
+            name = _prefixed(tool)
         resolved.append((tool, name, mode))
     seen: dict[str, Tool] = {}
     for tool, name, _ in resolved:
@@ -415,6 +415,15 @@ def _resolve_collisions(entries: list[tuple[Tool, str, bool | None]]) -> list[tu
                 f"server {tool.client.name!r} tool {tool.mcp_name!r}); exclude one of them"
             )
     return resolved
+
+
+def _prefixed(tool: Tool) -> str:
+    """The tool's name with its server's prefix (already there when the client itself prefixes)."""
+    if tool.client.with_prefix:
+        return tool.name
+    if tool.name == safe_tool_name(tool.mcp_name):
+        return safe_tool_name(tool.mcp_name, tool.client.name)
+    return safe_tool_name(tool.name, tool.client.name)  # a name made distinct on its own server
 
 
 def _offers(client: Client, capability: str) -> bool:

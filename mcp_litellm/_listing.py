@@ -13,13 +13,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mcp_litellm._errors import NotFoundError
+from mcp_litellm._errors import NotFoundError, UnsupportedFeature
 
 if TYPE_CHECKING:
     from mcp_litellm._connection import Connection
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
+
+_CAPABILITIES = {"tools": "tools", "resources": "resources", "resource_templates": "resources", "prompts": "prompts"}
+"""The server capability each listed kind needs."""
 
 MAX_PAGES = 1000
 """A server that keeps returning cursors is cut off after this many pages."""
@@ -73,13 +76,25 @@ class ListingMixin:
         self._catalog_cache.pop(kind, None)
         generations[kind] = generations.get(kind, 0) + 1
 
+    def _require_capability(self, connection: Connection, capability: str, what: str) -> None:
+        """``UnsupportedFeature`` unless the server advertised ``capability`` (``"tools"``, ``"prompts"``...)."""
+        if getattr(connection.client.server_capabilities, capability, None) is None:
+            raise UnsupportedFeature(
+                f"server {self.name!r} does not offer {what}: it did not advertise the {capability!r} capability; "
+                "check the server (or use a ClientGroup, whose listings skip servers without it)")
+
     async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
-                           convert: Callable[[Any], T], refresh: bool) -> list[T]:
-        """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed."""
+                           convert: Callable[[Any], T], refresh: bool,
+                           finish: Callable[[list[T]], list[T]] | None = None) -> list[T]:
+        """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed.
+
+        ``finish`` post-processes the whole converted list before it is cached.
+        """
         cached = self._catalog_cache.get(kind)
         if cached is not None and not refresh:
             return list(cached)
         connection = self._require_connection()
+        self._require_capability(connection, _CAPABILITIES[kind], kind.replace("_", " "))
         timeout = self._timeout(None)
         generation = self._catalog_cache.setdefault("_generation", {}).get(kind, 0)
 
@@ -87,6 +102,8 @@ class ListingMixin:
             return await connection.request(method, lambda c: call(c, cursor), timeout)
 
         converted = [convert(item) for item in await paginate(fetch, items, server=self.name)]
+        if finish is not None:
+            converted = finish(converted)
         if self._catalog_cache.setdefault("_generation", {}).get(kind, 0) == generation:
             self._catalog_cache[kind] = converted
         return list(converted)

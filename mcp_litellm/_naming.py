@@ -23,3 +23,22 @@ def safe_tool_name(name: str, prefix: str | None = None) -> str:
         return cleaned
     digest = hashlib.sha256(full.encode("utf-8")).hexdigest()[:8]
     return f"{cleaned[: MAX_NAME - len(digest) - 1]}_{digest}"
+
+
+def _hashed(name: str, original: str) -> str:
+    digest = hashlib.sha256(original.encode("utf-8")).hexdigest()[:8]
+    return f"{name[: MAX_NAME - len(digest) - 1]}_{digest}"
+
+
+def distinct_names(names: list[str], originals: list[str]) -> list[str]:
+    """Make safe ``names`` unique within one server's list; ``originals`` are the names before cleaning.
+
+    When cleaning made several names equal (``a.b`` and ``a_b`` both give ``a_b``), a name that was
+    already safe keeps it and each cleaned one gets a short hash of its original, so every tool stays
+    reachable and the result does not depend on the order the server lists them in.
+    """
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return [_hashed(name, original) if counts[name] > 1 and name != original else name
+            for name, original in zip(names, originals, strict=True)]

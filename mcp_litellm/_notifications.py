@@ -51,6 +51,15 @@ LogHandler = Callable[[str, "str | None", Any], "Awaitable[None] | None"]
 """``fn(level, logger, data)``."""
 
 
+def _level_for_logger() -> str | None:
+    """The least severe MCP level the ``mcp_litellm`` logger would emit now, or None when it emits nothing."""
+    for python_level, level in ((logging.DEBUG, "debug"), (logging.INFO, "info"), (logging.WARNING, "warning"),
+                                (logging.ERROR, "error"), (logging.CRITICAL, "critical")):
+        if logger.isEnabledFor(python_level):
+            return level
+    return None
+
+
 def _is_modern(version: str | None) -> bool:
     return bool(version) and not str(version).startswith(("2024", "2025"))
 
@@ -95,9 +104,11 @@ class NotificationsMixin(ListingMixin):
     def _request_meta(self) -> dict[str, Any] | None:
         meta = dict(super()._request_meta() or {})  # type: ignore[misc]
         connection = self._connection
-        if self._log_handlers and connection is not None and connection.alive \
-                and _is_modern(connection.client.protocol_version):
-            meta.setdefault(LOG_LEVEL_META_KEY, self._log_level())
+        if connection is not None and connection.alive and _is_modern(connection.client.protocol_version):
+            # Handlers choose the level; without them, ask for what the mcp_litellm logger would show.
+            level = self._log_level() if self._log_handlers else _level_for_logger()
+            if level is not None:
+                meta.setdefault(LOG_LEVEL_META_KEY, level)
         return meta or None
 
     async def _after_connect(self) -> None:
@@ -181,7 +192,8 @@ class NotificationsMixin(ListingMixin):
         async def call(client: Any) -> Any:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                pending = client.set_logging_level(level)
+                # The session's method: mcp.Client's deprecated wrapper warns again when awaited.
+                pending = client.session.set_logging_level(level=level)
             return await pending
 
         try:
@@ -268,7 +280,8 @@ class NotificationsMixin(ListingMixin):
         async def call(client: Any) -> Any:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                pending = client.subscribe_resource(uri) if subscribe else client.unsubscribe_resource(uri)
+                session = client.session  # mcp.Client's deprecated wrappers warn again when awaited
+                pending = session.subscribe_resource(uri) if subscribe else session.unsubscribe_resource(uri)
             return await pending
 
         method = "resources/subscribe" if subscribe else "resources/unsubscribe"

@@ -152,6 +152,7 @@ class PromptsMixin(ListingMixin):
 
     async def _get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         connection = self._require_connection()
+        self._require_capability(connection, "prompts", "prompts")
         meta = self._request_meta()
         return await connection.request("prompts/get", lambda c: c.get_prompt(name, arguments, meta=meta),  # type: ignore[arg-type]
                                         self._timeout(None))

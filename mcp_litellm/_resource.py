@@ -114,7 +114,8 @@ class ResourceTemplate:
             template = UriTemplate.parse(self.uri_template)
         except InvalidUriTemplate as exc:
             raise ConfigError(f"resource template {self.name!r} has an invalid URI template: {exc}") from None
-        missing = [v for v in template.variable_names if v not in arguments]
+        # Variables of a query expression ({?q,limit}) are optional (RFC 6570 leaves undefined ones out).
+        missing = [v.name for v in template.variables if v.operator not in ("?", "&") and v.name not in arguments]
         if missing:
             raise ConfigError(f"resource template {self.name!r} ({self.uri_template}) needs "
                               f"{', '.join(repr(m) for m in missing)}; got {sorted(arguments) or 'no arguments'}")
@@ -211,6 +212,7 @@ class ResourcesMixin(ListingMixin):
         if not refresh and uri in contents:
             return contents[uri]
         connection = self._require_connection()
+        self._require_capability(connection, "resources", "resources")
         meta = self._request_meta()
         generation = self._catalog_cache.setdefault("_generation", {}).get("contents:" + uri, 0)
         result: ReadResourceResult = await connection.request(

@@ -55,21 +55,35 @@ class Tool:
             },
         }
 
+    def _call_arguments(self, arguments: Mapping[str, Any] | None, kwargs: dict[str, Any], timeout: float | None,
+                        on_progress: ProgressHandler | None) -> tuple[dict[str, Any], float | None, Any]:
+        """Merge the mapping and keywords; ``timeout=``/``on_progress=`` go to the tool when its schema names them."""
+        merged = {**(arguments or {}), **kwargs}
+        declared = self.input_schema.get("properties")
+        if isinstance(declared, Mapping):
+            if timeout is not None and "timeout" in declared and "timeout" not in merged:
+                merged["timeout"], timeout = timeout, None
+            if on_progress is not None and "on_progress" in declared and "on_progress" not in merged:
+                merged["on_progress"], on_progress = on_progress, None
+        return merged, timeout, on_progress
+
     async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
                        on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
         """Call the tool with ``arguments`` (a mapping and/or keywords); see :meth:`execute`."""
-        return await self.client.aexecute_tool(self.mcp_name, {**(arguments or {}), **kwargs}, timeout=timeout,
-                                               on_progress=on_progress)
+        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress)
+        return await self.client.aexecute_tool(self, merged, timeout=timeout, on_progress=on_progress)
 
     def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
                 on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
         """Call the tool and return its :class:`ToolResult`.
 
-        Arguments go as keywords (``tool.execute(a=1, b=2)``) or as one mapping
-        (``tool.execute({"timeout": 5})`` for argument names that clash with ``timeout``/``on_progress``).
+        Arguments go as keywords (``tool.execute(a=1, b=2)``) or as one mapping (``tool.execute({"a": 1})``).
+        ``timeout=`` (seconds for this call) and ``on_progress=`` are options, except for a tool whose input
+        schema declares an argument of that name: there the keyword is the tool's argument (pass the
+        argument in the mapping to use both, as in ``tool.execute({"timeout": 30}, timeout=5)``).
         """
-        return self.client.execute_tool(self.mcp_name, {**(arguments or {}), **kwargs}, timeout=timeout,
-                                        on_progress=on_progress)
+        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress)
+        return self.client.execute_tool(self, merged, timeout=timeout, on_progress=on_progress)
 
 
 @dataclass

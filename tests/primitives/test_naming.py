@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from mcp_litellm._naming import safe_tool_name
+import mcp_litellm as ml
+from mcp_litellm._naming import distinct_names, safe_tool_name
 
 SAFE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -62,3 +63,73 @@ def test_client_tools_use_prefix_and_keep_mcp_name(make_client):
     assert "fx__add" in tools and tools["fx__add"].mcp_name == "add"
     assert client.tool("add") is tools["fx__add"], "the server's own name finds the tool too"
     assert client.execute_tool("fx__add", {"a": 1, "b": 2}).text == "3"
+
+
+def test_distinct_names_hash_only_the_names_that_cleaning_changed():
+    assert distinct_names(["a_b", "a_b"], ["a.b", "a_b"]) == [safe_tool_name("a.b") + "_" + _digest("a.b"), "a_b"]
+    both = distinct_names(["a_b", "a_b"], ["a.b", "a b"])
+    assert len(set(both)) == 2 and all(SAFE.match(n) for n in both)
+    assert distinct_names(["x", "y"], ["x", "y"]) == ["x", "y"]
+    long = distinct_names(["z" * 64, "z" * 64], ["z" * 64, "z" * 63 + "."])
+    assert long[0] == "z" * 64 and len(long[1]) == 64 and long[1] != long[0]
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def _colliding_server(order: list[str]):
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("collide")
+    for name in order:
+        server.add_tool(lambda name=name: f"ran {name}", name=name, description=f"the tool {name}")
+    return server
+
+
+@pytest.mark.parametrize("order", [["a.b", "a_b"], ["a_b", "a.b"]])
+def test_tools_whose_safe_names_collide_on_one_server_stay_distinct_and_callable(order):
+    client = ml.client("collide", "memory", {"server": _colliding_server(order)})
+    try:
+        tools = {t.mcp_name: t for t in client.tools()}
+        assert tools["a_b"].name == "a_b", "the name that needed no cleaning keeps it"
+        assert tools["a.b"].name == "a_b_" + _digest("a.b"), "the cleaned one gets a stable hash suffix"
+        definitions = [d["function"]["name"] for d in ml.to_litellm_tools(client.tools())]
+        assert len(set(definitions)) == 2
+        for mcp_name, tool in tools.items():
+            assert tool.execute().text == f"ran {mcp_name}"
+            assert client.execute_tool(tool.name).text == f"ran {mcp_name}"
+            assert client.execute_tool(tool).text == f"ran {mcp_name}"
+    finally:
+        client.stop()
+
+
+def test_a_tool_calls_itself_even_when_its_server_name_is_another_tools_litellm_name():
+    """With prefixes, tool ``x`` is called ``srv__x``; a second tool really named ``srv__x`` must not be hit."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("srv")
+    server.add_tool(lambda: "ran x", name="x", description="x")
+    server.add_tool(lambda: "ran srv__x", name="srv__x", description="srv__x")
+    client = ml.client("srv", "memory", {"server": server}, with_prefix=True)
+    try:
+        tools = {t.mcp_name: t for t in client.tools()}
+        assert tools["x"].name == "srv__x" and tools["srv__x"].name == "srv__srv__x"
+        assert tools["x"].execute().text == "ran x"
+        assert tools["srv__x"].execute().text == "ran srv__x"
+    finally:
+        client.stop()
+
+
+def test_a_group_prefixes_the_distinct_names():
+    one = ml.client("one", "memory", {"server": _colliding_server(["a.b", "a_b"])}, start=False)
+    two = ml.client("two", "memory", {"server": _colliding_server(["a_b"])}, start=False)
+    with ml.ClientGroup([one, two]) as group:
+        names = {(t.client.name, t.mcp_name): t.name for t in group.tools()}
+        assert len(set(names.values())) == 3
+        assert names[("two", "a_b")] == "two__a_b" and names[("one", "a_b")] == "one__a_b"
+        assert names[("one", "a.b")] == "a_b_" + _digest("a.b"), "no collision across servers: no prefix"
+        for tool in group.tools():
+            assert tool.execute().text == f"ran {tool.mcp_name}"

@@ -29,8 +29,9 @@ def test_on_logging_receives_messages_at_or_above_the_level(make_client, transpo
         assert "log level warning" in client.execute_tool("server_events").structured["result"]
 
 
-def test_without_handlers_server_logs_go_to_the_mcp_litellm_logger(make_client, caplog):
-    client = make_client("memory", protocol="legacy")
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_without_handlers_server_logs_go_to_the_mcp_litellm_logger(make_client, caplog, protocol):
+    client = make_client("memory", protocol=protocol)
     with caplog.at_level(logging.DEBUG, logger="mcp_litellm"):
         client.execute_tool("chatty")
         assert client.ping()
@@ -38,6 +39,36 @@ def test_without_handlers_server_logs_go_to_the_mcp_litellm_logger(make_client, 
     assert (logging.WARNING, "server 'fixture' [chatty]: warning message") in records
     assert (logging.ERROR, "server 'fixture' [chatty]: error message") in records
     assert (logging.DEBUG, "server 'fixture' [chatty]: debug message") in records
+
+
+def test_without_handlers_modern_requests_ask_for_what_the_logger_shows(make_client, caplog):
+    """On 2026-07-28 the level rides on each request: the mcp_litellm logger's level decides it."""
+    client = make_client("memory", protocol="auto")
+    with caplog.at_level(logging.WARNING, logger="mcp_litellm"):
+        client.execute_tool("chatty")
+        assert client.ping()
+    records = [r.levelno for r in caplog.records if "[chatty]" in r.getMessage()]
+    assert sorted(records) == [logging.WARNING, logging.ERROR], "the server should send warning and above only"
+
+
+def test_legacy_log_level_and_subscriptions_raise_no_sdk_deprecation_warnings(everything_js):
+    import warnings
+
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    client = ml.client("everything", "stdio", {"command": "node", "args": [str(everything_js), "stdio"]})
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            client.on_logging(lambda *args: None, level="info")
+            resource = client.resources()[0]
+            resource.subscribe()
+            resource.unsubscribe()
+        assert client.protocol_version.startswith("2025")
+        assert not [w for w in caught if issubclass(w.category, MCPDeprecationWarning)], \
+            [str(w.message) for w in caught]
+    finally:
+        client.stop()
 
 
 async def test_async_handlers_and_aon_logging(make_client):

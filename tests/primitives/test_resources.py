@@ -126,3 +126,47 @@ async def test_async_twins(make_client):
     assert (await logs.acomplete("level", "d")).values == ["debug"]
     await readme.asubscribe()
     await readme.aunsubscribe()
+
+
+def test_query_variables_are_optional_and_others_required():
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("search")
+
+    @server.resource("search://items{?q,limit}", name="search")
+    def search(q: str = "", limit: str = "10") -> str:
+        return f"q={q} limit={limit}"
+
+    @server.resource("user://{id}/profile", name="profile")
+    def profile(id: str) -> str:
+        return f"profile {id}"
+
+    client = ml.client("search", "memory", {"server": server})
+    try:
+        template = client.resource_template("search")
+        assert template.expand({"q": "cats"}) == "search://items?q=cats"
+        assert template.expand({}) == "search://items"
+        assert template.expand({"q": "cats", "limit": 5}) == "search://items?q=cats&limit=5"
+        assert template.to_content({"q": "cats"}) == "q=cats limit=10"
+        with pytest.raises(ml.ConfigError, match="needs 'id'"):
+            client.resource_template("profile").expand({})
+    finally:
+        client.stop()
+
+
+def test_kinds_the_server_does_not_offer_are_unsupported_features():
+    from mcp.server.lowlevel.server import Server
+    from mcp_types import ListToolsResult, Tool
+
+    async def list_tools(context, params):
+        return ListToolsResult(tools=[Tool(name="only", input_schema={"type": "object"})])
+
+    client = ml.client("tools-only", "memory", {"server": Server("tools-only", on_list_tools=list_tools)}, start=False)
+    with ml.ClientGroup([client]) as group:
+        assert [t.name for t in client.tools()] == ["only"]
+        for call in (client.prompts, client.resources, client.resource_templates,
+                     lambda: client.read_resource("file:///x")):
+            with pytest.raises(ml.UnsupportedFeature, match="did not advertise"):
+                call()
+        assert group.prompts() == [] and group.resources() == [] and group.resource_templates() == []
+        assert [t.name for t in group.tools()] == ["only"]

@@ -125,3 +125,31 @@ async def test_async_twins(make_client):
     assert (await client.atool("echo")).name == "echo" and len(tools) > 5
     assert (await client.aexecute_tool("add", {"a": 1, "b": 1})).text == "2"
     assert (await client.tool("echo").aexecute(message="hi")).text == "hi"
+
+
+def test_keywords_named_timeout_go_to_a_tool_that_declares_them():
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("jobs")
+
+    @server.tool(description="Wait for a job")
+    def wait_job(job: str, timeout: int) -> str:
+        return f"waited for {job} up to {timeout}s"
+
+    @server.tool(description="Sleep")
+    async def nap(seconds: float) -> str:
+        import asyncio
+
+        await asyncio.sleep(seconds)
+        return "rested"
+
+    client = ml.client("jobs", "memory", {"server": server})
+    try:
+        tool = client.tool("wait_job")
+        arguments = {"job": "build", "timeout": 30}
+        assert tool.execute(**arguments).text == "waited for build up to 30s"
+        assert tool.execute(arguments, timeout=5).text == "waited for build up to 30s"
+        with pytest.raises(ml.TimeoutError):  # a tool without such an argument: timeout= is the deadline
+            client.tool("nap").execute(seconds=5, timeout=0.2)
+    finally:
+        client.stop()
