@@ -315,8 +315,9 @@ async def bench_memory(calls: int) -> None:
 # -- main ------------------------------------------------------------------------------------------
 
 
-async def main(quick: bool, only: set[str], rows_json: bool = False) -> None:
+async def main(quick: bool, only: set[str], rows_json: bool = False, reps_override: int | None = None) -> None:
     n, reps = (100, 5) if quick else (300, 9)
+    reps = reps_override or reps
     print(f"mcp_litellm benchmarks ({'quick' if quick else 'full'}); python {sys.version.split()[0]}, "
           f"mcp {version('mcp')}, litellm {version('litellm')}, {os.cpu_count()} cpu(s)", flush=True)
     if "calls" in only:
@@ -331,7 +332,7 @@ async def main(quick: bool, only: set[str], rows_json: bool = False) -> None:
                 await bench_calls(transport, n, reps, 200, own_loop=True)
                 await bench_chat_loop(transport, 10 if quick else 20, reps, own_loop=True)
         else:
-            run_child_group("own-loop", quick)
+            run_child_group("own-loop", quick, reps_override)
     if only & {"chat", "stream"}:  # imported here: they need the test helpers (pytest, respx)
         from _chat_bench import bench_chat_loop, bench_first_chunk, bench_tool_phase
     if "chat" in only:
@@ -363,9 +364,10 @@ async def main(quick: bool, only: set[str], rows_json: bool = False) -> None:
         print_table()
 
 
-def run_child_group(group: str, quick: bool) -> None:
+def run_child_group(group: str, quick: bool, reps: int | None = None) -> None:
     """Run one group in a fresh process (it changes process-wide state) and report its rows here."""
     command = [sys.executable, __file__, "--only", group, "--rows-json"] + (["--quick"] if quick else [])
+    command += ["--reps", str(reps)] if reps else []
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     rows = [Row(**json.loads(line[4:])) for line in done.stdout.splitlines() if line.startswith("ROW ")]
     if done.returncode != 0 or not rows:
@@ -379,9 +381,13 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="smaller N and fewer repetitions")
     parser.add_argument("--only", default=",".join(GROUPS),
                         help=f"comma-separated groups to run (default: all): {', '.join(GROUPS)}")
+    parser.add_argument("--reps", type=int, default=None,
+                        help="repetitions per figure (default 9, 5 with --quick); more narrows the noise")
     parser.add_argument("--rows-json", action="store_true", help=argparse.SUPPRESS)  # used by run_child_group
     args = parser.parse_args()
     groups = {g.strip() for g in args.only.split(",") if g.strip()}
     if groups - set(GROUPS):
         parser.error(f"unknown group(s): {', '.join(sorted(groups - set(GROUPS)))}; choose from {', '.join(GROUPS)}")
-    asyncio.run(main(args.quick, groups, args.rows_json))
+    if args.reps is not None and args.reps < 1:
+        parser.error("--reps must be at least 1")
+    asyncio.run(main(args.quick, groups, args.rows_json, args.reps))
