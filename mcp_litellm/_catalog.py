@@ -8,14 +8,16 @@ templates live in ``_resource``, prompts and completion in ``_prompt``, notifica
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult
 
-from mcp_litellm._errors import ConfigError
+from mcp_litellm._errors import ConfigError, NotFoundError
 from mcp_litellm._listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._loop import run_async, run_sync
 from mcp_litellm._naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
@@ -32,7 +34,34 @@ T = TypeVar("T")
 
 _OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
 
-__all__ = ["MAX_PAGES", "CatalogMixin", "call_handler", "paginate"]
+__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "call_handler", "paginate"]
+
+
+@dataclass(frozen=True)
+class ToolFilter:
+    """Which of its server's tools a client offers: a config's ``include_tools`` / ``exclude_tools``.
+
+    Patterns are tool names or globs (``"write_*"``), matched against the server's name for a tool and
+    the client's name for it. A left-out tool is neither listed nor callable through the client.
+    """
+
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
+
+    def why_left_out(self, *names: str) -> str | None:
+        """Why a tool with these names is left out (the setting's name), or ``None`` if it is offered."""
+        def matches(patterns: tuple[str, ...]) -> bool:
+            return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
+
+        if self.include is not None and not matches(self.include):
+            return "not in include_tools"
+        if matches(self.exclude):
+            return "excluded by exclude_tools"
+        return None
+
+    def apply(self, tools: list[Tool]) -> list[Tool]:
+        """The tools this filter lets through, in order."""
+        return [tool for tool in tools if self.why_left_out(tool.mcp_name, tool.name) is None]
 
 
 def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
@@ -60,6 +89,8 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
     name: str
     with_prefix: bool
     max_result_chars: int | None
+    tool_filter: ToolFilter | None = None
+    """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
     _catalog_cache: dict[str, Any]
     _progress_handlers: list[ProgressHandler]
 
@@ -73,7 +104,12 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
 
     async def _list_tools(self, refresh: bool) -> list[Tool]:
         return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
-                                       self._make_tool, refresh, _distinct_tool_names)
+                                       self._make_tool, refresh, self._finish_tools)
+
+    def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
+        """Distinct names over all the server's tools (so they never depend on the filter), then the filter."""
+        tools = _distinct_tool_names(tools)
+        return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
         return Tool(
@@ -96,7 +132,16 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         return await run_async(self._list_tools(refresh))
 
     async def _find_tool(self, name: str, refresh: bool) -> Tool:
-        found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
+        try:
+            found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
+        except NotFoundError as error:
+            reason = self.tool_filter.why_left_out(name) if self.tool_filter is not None else None
+            if reason is None:
+                raise
+            available = str(error).partition("; available: ")[2]
+            error.args = (f"tool {name!r} of server {self.name!r} is {reason} in the server's config; "
+                          f"available: {available}",)
+            raise
         return found
 
     def tool(self, name: str, refresh: bool = False) -> Tool:

@@ -105,10 +105,20 @@ class ServerConfig:
         return kwargs
 
     def client(self, *, start: bool = False, **options: Any) -> Client:
-        """Build the :class:`mcp_litellm.Client` for this server (not started unless ``start=True``)."""
+        """Build the :class:`mcp_litellm.Client` for this server (not started unless ``start=True``).
+
+        The client offers only the tools ``include_tools`` / ``exclude_tools`` let through.
+        """
+        from mcp_litellm._catalog import ToolFilter
         from mcp_litellm._client import Client
 
-        return Client(self.name, self.transport_type, self.config, start=start, **{**options, **self.client_kwargs()})
+        client = Client(self.name, self.transport_type, self.config, start=False,
+                        **{**options, **self.client_kwargs()})
+        if self.include_tools is not None or self.exclude_tools:
+            client.tool_filter = ToolFilter(self.include_tools, self.exclude_tools)
+        if start:
+            client.start()
+        return client
 
     def __repr__(self) -> str:
         return (f"ServerConfig(name={self.name!r}, transport_type={self.transport_type!r}, "

@@ -44,10 +44,6 @@ GroupSource: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any] | Iterable[
 """A config file path, a parsed config mapping, ``{name: ServerConfig}`` (``load_config``'s result), or clients."""
 
 
-def _matches(patterns: Iterable[str], *names: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
-
-
 class ClientGroup:
     """Several MCP servers used together; what :func:`establish_connection` yields.
 
@@ -272,24 +268,13 @@ class ClientGroup:
             return server_config.with_prefix
         return self.with_prefix
 
-    def _server_filter(self, client: Client, tool: Tool) -> bool:
-        server_config = self.configs.get(client.name)
-        if server_config is None:
-            return True
-        names = (tool.mcp_name, tool.name)
-        if server_config.include_tools is not None and not _matches(server_config.include_tools, *names):
-            return False
-        return not _matches(server_config.exclude_tools, *names)
-
     async def _tools(self, include: Sequence[str] | None, exclude: Sequence[str] | None,
                      refresh: bool) -> list[Tool]:
         listed = await self._gather(lambda c: c.atools(refresh=refresh), "tools", "tools")
         entries: list[tuple[Tool, str, bool | None]] = []
         for client, tools in listed:
             mode = self._prefix_mode(client)
-            for tool in tools:
-                if not self._server_filter(client, tool):
-                    continue
+            for tool in tools:  # a client from a config already left out the tools its config excludes
                 name = tool.name if client.with_prefix or not mode else _prefixed(tool)
                 entries.append((tool, name, mode))
         entries = _resolve_collisions(entries)

@@ -177,6 +177,16 @@ def test_several_servers_with_colliding_tools(tmp_path, marker):
     assert wait_no_processes(marker) == []
 
 
+def test_servers_counts_the_tools_the_config_lets_through(tmp_path):
+    config = write_config(tmp_path, {"demo": {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"],
+                                              "exclude_tools": ["roll_*"]}})
+    done = run("servers", "--config", config)
+    assert done.returncode == 0, done.stderr
+    assert "3 tools" in done.stdout
+    done = run("tools", "--config", config)
+    assert done.stdout.startswith("demo: 3 tools") and "roll_dice" not in done.stdout
+
+
 def test_resources_and_prompts_lists():
     done = run("resources")
     assert done.returncode == 0, done.stderr

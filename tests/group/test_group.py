@@ -104,6 +104,28 @@ def test_filtering_per_call_and_per_server(marker, fixture_tools):
         assert clients.tools(include=[]) == []
 
 
+def test_a_client_from_a_config_carries_its_tool_filters():
+    config = {"mcpServers": {"files": {"server": build_server(), "exclude_tools": ["roll_*", "countdown"]},
+                             "only": {"server": build_server(), "include_tools": ["add"]}}}
+    with ml.establish_connection(config) as clients:
+        files, only = clients["files"], clients["only"]
+        assert {t.name for t in files.tools()} == DEMO_TOOLS - {"roll_dice", "countdown"}
+        assert [t.name for t in only.tools()] == ["add"]
+        assert files.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        for client, name, setting in ((files, "roll_dice", "exclude_tools"), (files, "countdown", "exclude_tools"),
+                                      (only, "word_count", "include_tools")):
+            with pytest.raises(ml.NotFoundError) as info:
+                client.execute_tool(name, {})
+            assert setting in str(info.value) and name in str(info.value)
+            with pytest.raises(ml.NotFoundError):
+                client.tool(name)
+        with pytest.raises(ml.NotFoundError) as info:
+            files.tool("nothing")
+        assert "exclude_tools" not in str(info.value)
+    client = ml.load_config(config)["files"].client()
+    assert client.tool_filter is not None and not client.is_alive()
+
+
 def test_failing_server_strict_stops_the_others(marker):
     config = {"mcpServers": {"one": fixture_entry("one", marker), "two": fixture_entry("two", marker),
                              "broken": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"]}}}
