@@ -112,8 +112,11 @@ class ServerConfig:
         from mcp_litellm._catalog import ToolFilter
         from mcp_litellm._client import Client
 
-        client = Client(self.name, self.transport_type, self.config, start=False,
-                        **{**options, **self.client_kwargs()})
+        try:
+            client = Client(self.name, self.transport_type, self.config, start=False,
+                            **{**options, **self.client_kwargs()})
+        except ConfigError as exc:  # e.g. a root that does not exist: say which server it belongs to
+            raise ConfigError(f"server {self.name!r}: {exc}") from exc
         if self.include_tools is not None or self.exclude_tools:
             client.tool_filter = ToolFilter(self.include_tools, self.exclude_tools)
         if start:
@@ -354,7 +357,8 @@ def _check_transport_config(reader: _Entry, transport: str, config: dict[str, An
             raise reader.error("url", "must start with http:// or https://")
         _string_map(reader, "headers", config)
         for key in ("timeout", "sse_read_timeout"):
-            reader.typed(key, config.get(key), _is_number, "a number of seconds")
+            if reader.typed(key, config.get(key), _is_number, "a number of seconds") is not None and config[key] <= 0:
+                raise reader.error(key, f"must be a positive number of seconds, got {config[key]!r}")
     elif transport == "memory" and config.get("server") is None:
         raise reader.error("server", "is required for a memory server (an MCPServer object)")
 
@@ -389,6 +393,9 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     extra: dict[str, Any] = {}
     protocol = get("protocol", lambda v: isinstance(v, str), "a string")
     if protocol is not None:
+        if protocol not in ("auto", "legacy") and not protocol[:4].isdigit():
+            raise reader.error(options["protocol"][0], "must be 'auto', 'legacy' or a protocol version "
+                                                       "such as '2025-11-25'")
         extra["protocol"] = protocol
     max_chars = get("max_result_chars", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
                     "a positive integer")

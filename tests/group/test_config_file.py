@@ -161,6 +161,8 @@ def test_yaml_needs_pyyaml(tmp_path, monkeypatch):
     ({"type": "websocket", "url": "wss://x"}, "type", "unknown transport 'websocket'"),
     ({"type": "stdio", "transport": "stdio", "command": "x"}, "transport", "once"),
     ({"command": "x", "with_prefix": True, "withPrefix": True}, "withPrefix", "given twice"),
+    ({"command": "x", "protocol": "v9"}, "protocol", "must be 'auto', 'legacy' or a protocol version"),
+    ({"url": "https://x.test", "timeout": 0}, "timeout", "must be a positive number of seconds, got 0"),
 ])
 def test_bad_entries_name_server_and_key(entry, key, fragment):
     with pytest.raises(ml.ConfigError) as info:
@@ -213,3 +215,9 @@ def test_memory_server_from_a_mapping():
     server = build_server()
     config = ml.load_config({"mcpServers": {"demo": {"server": server}}})["demo"]
     assert config.transport_type == "memory" and config.config["server"] is server
+
+
+def test_a_missing_root_names_its_server(tmp_path):
+    config = {"mcpServers": {"files": {"command": "x", "roots": [str(tmp_path / "missing")]}}}
+    with pytest.raises(ml.ConfigError, match=r"server 'files': root .* does not exist"):
+        ml.ClientGroup(config)
