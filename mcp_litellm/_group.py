@@ -16,7 +16,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from mcp_litellm._client import Client
 from mcp_litellm._config_file import ServerConfig, load_config
@@ -29,7 +29,7 @@ from mcp_litellm._errors import (
     UnsupportedFeature,
 )
 from mcp_litellm._loop import run_async, run_sync
-from mcp_litellm._naming import PREFIX_SEPARATOR, safe_tool_name
+from mcp_litellm._naming import PREFIX_SEPARATOR, distinct_prefixes, safe_tool_name
 
 if TYPE_CHECKING:
     from mcp_litellm._tool import Tool
@@ -88,6 +88,7 @@ class ClientGroup:
             self._clients[client.name] = client
             if server_config is not None:
                 self.configs[client.name] = server_config
+        self._prefixes = distinct_prefixes(list(self._clients))
 
     # -- construction --------------------------------------------------------------------------------
 
@@ -271,14 +272,15 @@ class ClientGroup:
     async def _tools(self, include: Sequence[str] | None, exclude: Sequence[str] | None,
                      refresh: bool) -> list[Tool]:
         listed = await self._gather(lambda c: c.atools(refresh=refresh), "tools", "tools")
-        entries: list[tuple[Tool, str, bool | None]] = []
+        entries: list[_Entry] = []
         for client, tools in listed:
             mode = self._prefix_mode(client)
+            prefix = self._prefixes[client.name]
             for tool in tools:  # a client from a config already left out the tools its config excludes
-                name = tool.name if client.with_prefix or not mode else _prefixed(tool)
-                entries.append((tool, name, mode))
-        entries = _resolve_collisions(entries)
-        merged = [tool if tool.name == name else dataclasses.replace(tool, name=name) for tool, name, _ in entries]
+                prefixed = _prefixed(tool, prefix)
+                entries.append(_Entry(tool, prefixed if mode or client.with_prefix else tool.name, mode, prefixed))
+        merged = [tool if tool.name == name else dataclasses.replace(tool, name=name)
+                  for tool, name in _resolve_collisions(entries)]
         if include is not None:
             include = _patterns("include", include)
             merged = [t for t in merged if _tool_matches(include, t)]
@@ -375,24 +377,33 @@ def _tool_matches(patterns: Iterable[str], tool: Tool) -> bool:
     return False
 
 
-def _resolve_collisions(entries: list[tuple[Tool, str, bool | None]]) -> list[tuple[Tool, str, bool | None]]:
+class _Entry(NamedTuple):
+    """A tool on its way into the group's list: its name so far, its server's prefix mode, its prefixed name."""
+
+    tool: Tool
+    name: str
+    mode: bool | None
+    prefixed: str
+
+
+def _resolve_collisions(entries: list[_Entry]) -> list[tuple[Tool, str]]:
     servers_by_name: dict[str, set[str]] = {}
-    for tool, name, _ in entries:
-        servers_by_name.setdefault(name, set()).add(tool.client.name)
+    for entry in entries:
+        servers_by_name.setdefault(entry.name, set()).add(entry.tool.client.name)
     resolved = []
-    for tool, name, mode in entries:
+    for tool, name, mode, prefixed in entries:
         servers = servers_by_name[name]
-        if len(servers) > 1 and name != _prefixed(tool):
+        if len(servers) > 1 and name != prefixed:
             if mode is False:
                 others = ", ".join(repr(s) for s in sorted(servers - {tool.client.name}))
                 raise ConfigError(
                     f"tool name {name!r} of server {tool.client.name!r} is also offered by server(s) {others}, "
                     "and prefixes are turned off for it (with_prefix=False); enable with_prefix or exclude one tool"
                 )
-            name = _prefixed(tool)
-        resolved.append((tool, name, mode))
+            name = prefixed
+        resolved.append((tool, name))
     seen: dict[str, Tool] = {}
-    for tool, name, _ in resolved:
+    for tool, name in resolved:
         first = seen.setdefault(name, tool)
         if first is not tool:
             raise ConfigError(
@@ -402,13 +413,15 @@ def _resolve_collisions(entries: list[tuple[Tool, str, bool | None]]) -> list[tu
     return resolved
 
 
-def _prefixed(tool: Tool) -> str:
-    """The tool's name with its server's prefix (already there when the client itself prefixes)."""
-    if tool.client.with_prefix:
-        return tool.name
+def _prefixed(tool: Tool, prefix: str) -> str:
+    """The tool's name with ``prefix``, its server's distinct prefix in the group."""
+    if tool.client.with_prefix:  # the client prefixed it with its own name already
+        if prefix == safe_tool_name(tool.client.name):
+            return tool.name
+        return safe_tool_name(tool.mcp_name, prefix)
     if tool.name == safe_tool_name(tool.mcp_name):
-        return safe_tool_name(tool.mcp_name, tool.client.name)
-    return safe_tool_name(tool.name, tool.client.name)  # a name made distinct on its own server
+        return safe_tool_name(tool.mcp_name, prefix)
+    return safe_tool_name(tool.name, prefix)  # a name made distinct on its own server
 
 
 def _offers(client: Client, capability: str) -> bool:

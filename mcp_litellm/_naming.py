@@ -42,3 +42,14 @@ def distinct_names(names: list[str], originals: list[str]) -> list[str]:
         counts[name] = counts.get(name, 0) + 1
     return [_hashed(name, original) if counts[name] > 1 and name != original else name
             for name, original in zip(names, originals, strict=True)]
+
+
+def distinct_prefixes(servers: list[str]) -> dict[str, str]:
+    """Provider-safe tool-name prefixes for server names, distinct even where cleaning makes names equal.
+
+    ``github.com`` and ``github_com`` both clean to ``github_com``: the name that needed no cleaning keeps
+    it and the cleaned one gets a short hash of its original (see ``distinct_names``), so the prefixes
+    are the same whatever order the servers come in.
+    """
+    cleaned = [_UNSAFE.sub("_", server) or "_" for server in servers]
+    return dict(zip(servers, distinct_names(cleaned, servers), strict=True))

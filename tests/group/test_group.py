@@ -126,6 +126,21 @@ def test_a_client_from_a_config_carries_its_tool_filters():
     assert client.tool_filter is not None and not client.is_alive()
 
 
+def test_server_names_that_clean_to_the_same_prefix_stay_distinct():
+    names = {}
+    for order in (["github.com", "github_com"], ["github_com", "github.com"]):
+        config = {"mcpServers": {name: {"server": build_server(name)} for name in order}}
+        with ml.establish_connection(config) as clients:
+            tools = clients.tools()
+            assert len({t.name for t in tools}) == len(tools) == 2 * len(DEMO_TOOLS)
+            assert clients.tool("github_com__add").client is clients["github_com"]
+            dotted = [t for t in tools if t.client is clients["github.com"] and t.mcp_name == "add"][0]
+            assert re.fullmatch(r"github_com_[0-9a-f]{8}__add", dotted.name)
+            assert clients.tool(dotted.name).execute(a=1, b=2).text == "3"
+            names[tuple(order)] = sorted(t.name for t in tools)
+    assert len(set(map(tuple, names.values()))) == 1  # the same names whatever the order
+
+
 def test_failing_server_strict_stops_the_others(marker):
     config = {"mcpServers": {"one": fixture_entry("one", marker), "two": fixture_entry("two", marker),
                              "broken": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"]}}}
