@@ -98,12 +98,19 @@ def _call_parts(call: Any) -> tuple[str, Any]:
 # -- client-side handlers (run in worker threads, never on the background loop) ---------------------
 
 
-def _approval_handler(term: Terminal) -> Callable[[str, dict[str, Any]], bool | str]:
+def _approval_handler(term: Terminal, server: str,
+                      names: dict[tuple[str, str], str]) -> Callable[[str, dict[str, Any]], bool | str]:
+    """Ask before each tool call of ``server``, naming the tool as the model knows it.
+
+    The client hands the server's own tool name; ``names`` maps ``(server, that name)`` to the tool's
+    name in the group (``a__lookup``), so two servers' tools of the same name are told apart.
+    """
     def approve(tool_name: str, parameters: dict[str, Any]) -> bool | str:
-        answer = term.ask(f"  allow tool {tool_name} {_short_json(parameters or {})}? [y/N] ")
+        shown = names.get((server, tool_name), tool_name)
+        answer = term.ask(f"  allow tool {shown} {_short_json(parameters or {})}? [y/N] ")
         if (answer or "").strip().lower() in ("y", "yes"):
             return True
-        term.line(f"  denied {tool_name}")
+        term.line(f"  denied {shown}")
         return "the user denied it in the terminal"
 
     return approve
@@ -199,15 +206,19 @@ def _elicitation_handler(term: Terminal) -> Callable[[Elicitation], Decision]:
 # -- the chat -------------------------------------------------------------------------------------------
 
 
-def _prepare(group: ClientGroup, args: argparse.Namespace, term: Terminal) -> None:
-    """Register the terminal's handlers on every client before it starts (capabilities are fixed then)."""
+def _prepare(group: ClientGroup, args: argparse.Namespace, term: Terminal,
+             names: dict[tuple[str, str], str]) -> None:
+    """Register the terminal's handlers on every client before it starts (capabilities are fixed then).
+
+    ``names`` maps ``(server, server's tool name)`` to the tool's name in the group, filled once listed.
+    """
 
     def progress(value: float, total: float | None, message: str | None, tool_name: str) -> None:
         term.progress.update(tool_name, value, total, message)
 
     for client in group:
         if args.approve:
-            client.on_human_in_the_loop(_approval_handler(term))
+            client.on_human_in_the_loop(_approval_handler(term, client.name, names))
         client.on_elicitation(_elicitation_handler(term))
         client.on_progress(progress)
 
@@ -228,8 +239,10 @@ def run_chat(args: argparse.Namespace) -> int:
     litellm_module().suppress_debug_info = True  # no "Give Feedback / Get Help" banners in the chat
     term = Terminal()
     client_options = _sampling_options(args) if args.allow_sampling else {}
-    with connect(args, prepare=lambda group: _prepare(group, args, term), **client_options) as group:
+    names: dict[tuple[str, str], str] = {}
+    with connect(args, prepare=lambda group: _prepare(group, args, term, names), **client_options) as group:
         tools = group.tools()
+        names.update({(tool.client.name, tool.mcp_name): tool.name for tool in tools})
         kwargs: dict[str, Any] = {k: v for k, v in (("api_base", args.api_base), ("api_key", args.api_key)) if v}
         if args.max_tool_rounds is not None:
             kwargs["max_tool_rounds"] = args.max_tool_rounds

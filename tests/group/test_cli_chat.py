@@ -120,3 +120,15 @@ def test_chat_model_failure_is_one_line(tmp_path):
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("mcp-litellm: error: ")
+
+
+def test_chat_approval_names_the_tool_as_the_model_does(tmp_path):
+    demo = {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"a": demo, "b": demo}}))
+    script = [Turn(tool_calls=[("call_1", "b__add", {"a": 1, "b": 1})]), Turn(content="Okay.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "add\nn\n", "--approve", "--config", str(path))
+    assert done.returncode == 0, done.stderr
+    assert 'allow tool b__add {"a": 1, "b": 1}? [y/N]' in done.stdout
+    assert "denied b__add" in done.stdout

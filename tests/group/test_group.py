@@ -134,7 +134,7 @@ def test_server_names_that_clean_to_the_same_prefix_stay_distinct():
             tools = clients.tools()
             assert len({t.name for t in tools}) == len(tools) == 2 * len(DEMO_TOOLS)
             assert clients.tool("github_com__add").client is clients["github_com"]
-            dotted = [t for t in tools if t.client is clients["github.com"] and t.mcp_name == "add"][0]
+            dotted = next(t for t in tools if t.client is clients["github.com"] and t.mcp_name == "add")
             assert re.fullmatch(r"github_com_[0-9a-f]{8}__add", dotted.name)
             assert clients.tool(dotted.name).execute(a=1, b=2).text == "3"
             names[tuple(order)] = sorted(t.name for t in tools)
