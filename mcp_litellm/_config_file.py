@@ -57,6 +57,8 @@ _OPTION_ALIASES = {
     "protocol": "protocol",
     "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
 }
+_URL_ALIASES = ("httpUrl", "serverUrl")
+"""Other hosts' names for ``url``: Gemini CLI's ``httpUrl`` (streamable HTTP), Windsurf's ``serverUrl``."""
 _IGNORED_KEYS = {"description", "autoApprove", "alwaysAllow", "trust"}
 """Keys other MCP hosts write into the same file; accepted and ignored so their files load unchanged."""
 
@@ -180,8 +182,8 @@ def load_config(
     ``${VAR}`` and ``${VAR:-default}`` (from ``environ``, default ``os.environ``).
 
     Files ending in ``.yaml``/``.yml`` are read as YAML (needs ``pip install 'mcp-litellm[yaml]'``),
-    others as JSON. Returns ``{name: ServerConfig}`` in file order, disabled servers included.
-    Raises ``ConfigError`` for anything invalid, naming the server and the key.
+    others as JSON (JSONC comments and trailing commas allowed). Returns ``{name: ServerConfig}`` in
+    file order, disabled servers included. Raises ``ConfigError`` for anything invalid, naming the server and the key.
     """
     env = os.environ if environ is None else environ
     if isinstance(path_or_dict, Mapping):
@@ -235,8 +237,49 @@ def _read_file(path: Path) -> Any:
             raise ConfigError(f"{path}: invalid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
     try:
         return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:  # JSONC, as VS Code's .vscode/mcp.json allows
+        return json.loads(strip_jsonc(text))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+
+
+def strip_jsonc(text: str) -> str:
+    """``text`` with JSONC's ``//`` and ``/* */`` comments and trailing commas blanked out.
+
+    Only characters outside strings change, each into a space (line breaks stay), so the JSON parser's
+    error positions still point into the original text. An unterminated ``/*`` is left for the parser
+    to report where it starts.
+    """
+    out = list(text)
+    comma: int | None = None  # a comma with no value after it yet: trailing if a bracket closes next
+    i, end = 0, len(text)
+    while i < end:
+        char = text[i]
+        if char == '"':
+            i += 1
+            while i < end and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            comma = None
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            close = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2)
+            if close < 0 and text[i + 1] == "*":
+                return "".join(out)
+            stop = end if close < 0 else close + (2 if text[i + 1] == "*" else 0)
+            out[i:stop] = [c if c == "\n" else " " for c in text[i:stop]]
+            i = stop
+            continue
+        elif char == ",":
+            comma = i
+        elif char in "}]":
+            if comma is not None:
+                out[comma] = " "
+            comma = None
+        elif not char.isspace():
+            comma = None
+        i += 1
+    return "".join(out)
 
 
 class _Entry:
@@ -279,7 +322,10 @@ def _server(source: str, name: str, raw: Any, environ: Mapping[str, str]) -> Ser
     for key, value in entry.items():
         if key in _TRANSPORT_KEYS or key in _IGNORED_KEYS:
             continue
-        if key == "httpUrl":
+        if key in _URL_ALIASES:
+            given = [k for k in ("url", *_URL_ALIASES) if k in entry]
+            if len(given) > 1:
+                raise reader.error(given[1], f"give the URL once (also given as {given[0]!r})")
             config["url"] = value
             continue
         option = _OPTION_ALIASES.get(key)
@@ -324,8 +370,9 @@ def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
         return "stdio"
     if "httpUrl" in entry:
         return "streamable"
-    if "url" in entry:
-        url = entry["url"]
+    url_key = next((key for key in ("url", "serverUrl") if key in entry), None)
+    if url_key is not None:
+        url = entry[url_key]
         if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse"):
             return "sse"
         return "streamable"

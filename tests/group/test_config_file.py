@@ -196,7 +196,7 @@ def test_bad_files(tmp_path):
     with pytest.raises(ml.ConfigError, match="not found"):
         ml.load_config(tmp_path / "missing.json")
     with pytest.raises(ml.ConfigError, match=r"invalid JSON at line 2, column \d+"):
-        ml.load_config(write(tmp_path, '{"mcpServers": {\n  "s": {"command": "x",}}}'))
+        ml.load_config(write(tmp_path, '{"mcpServers": {\n  "s": {"command": "x" "args": []}}}'))
     with pytest.raises(ml.ConfigError, match="top level must be a mapping"):
         ml.load_config(write(tmp_path, "[1]"))
     with pytest.raises(ml.ConfigError, match="invalid YAML at line"):
@@ -221,3 +221,31 @@ def test_a_missing_root_names_its_server(tmp_path):
     config = {"mcpServers": {"files": {"command": "x", "roots": [str(tmp_path / "missing")]}}}
     with pytest.raises(ml.ConfigError, match=r"server 'files': root .* does not exist"):
         ml.ClientGroup(config)
+
+
+def test_jsonc_comments_and_trailing_commas(tmp_path):
+    text = """{
+  // VS Code's .vscode/mcp.json is JSONC
+  "servers": {
+    "local": {"type": "stdio", "command": "x", /* inline */ "args": ["//not a comment", "/* nor this */",],},
+    /* a block
+       comment */
+    "web": {"serverUrl": "https://h.test/sse", "headers": {"A": "b, }"},},
+  },
+}"""
+    servers = ml.load_config(write(tmp_path, text))
+    assert servers["local"].config["args"] == ["//not a comment", "/* nor this */"]
+    assert (servers["web"].transport_type, servers["web"].config["url"]) == ("sse", "https://h.test/sse")
+    assert servers["web"].config["headers"] == {"A": "b, }"}
+    # a real syntax error after comments still points at its own line and column
+    with pytest.raises(ml.ConfigError, match="invalid JSON at line 4, column 24"):
+        ml.load_config(write(tmp_path, '{\n// one\n/* two */ "servers": {\n  "s": {"command": "x" "args": []}}}'))
+    with pytest.raises(ml.ConfigError, match="invalid JSON at line 1"):
+        ml.load_config(write(tmp_path, '{"servers": {} /* not closed'))
+
+
+def test_windsurf_server_url():
+    server = ml.load_config({"mcpServers": {"s": {"serverUrl": "https://h.test/mcp"}}})["s"]
+    assert (server.transport_type, server.config) == ("streamable", {"url": "https://h.test/mcp"})
+    with pytest.raises(ml.ConfigError, match="key 'serverUrl': give the URL once"):
+        ml.load_config({"mcpServers": {"s": {"url": "https://h.test/mcp", "serverUrl": "https://h.test/mcp"}}})
