@@ -239,10 +239,10 @@ def run_chat(args: argparse.Namespace) -> int:
     litellm_module().suppress_debug_info = True  # no "Give Feedback / Get Help" banners in the chat
     term = Terminal()
     client_options = _sampling_options(args) if args.allow_sampling else {}
-    names: dict[tuple[str, str], str] = {}
-    with connect(args, prepare=lambda group: _prepare(group, args, term, names), **client_options) as group:
+    tool_names: dict[tuple[str, str], str] = {}
+    with connect(args, prepare=lambda group: _prepare(group, args, term, tool_names), **client_options) as group:
         tools = group.tools()
-        names.update({(tool.client.name, tool.mcp_name): tool.name for tool in tools})
+        tool_names.update({(tool.client.name, tool.mcp_name): tool.name for tool in tools})
         kwargs: dict[str, Any] = {k: v for k, v in (("api_base", args.api_base), ("api_key", args.api_key)) if v}
         if args.max_tool_rounds is not None:
             kwargs["max_tool_rounds"] = args.max_tool_rounds
