@@ -210,8 +210,12 @@ def load_config(
                           f"got {type(servers).__name__}")
     result: dict[str, ServerConfig] = {}
     for name, entry in servers.items():
+        if isinstance(name, bool):
+            raise ConfigError(f"{source}: a server name was read as {str(name).lower()}: YAML reads unquoted on, "
+                              "off, yes and no as true/false; put the name in quotes (\"off\": instead of off:)")
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"{source}: server names must be non-empty strings, got {name!r}")
+            quote = " (put the name in quotes)" if isinstance(name, int | float) else ""
+            raise ConfigError(f"{source}: server names must be non-empty strings, got {name!r}{quote}")
         result[name] = _server(source, name, entry, env)
     return result
 
@@ -294,8 +298,21 @@ class _Entry:
 
     def typed(self, key: str, value: Any, check: Callable[[Any], bool], what: str) -> Any:
         if value is not None and not check(value):
-            raise self.error(key, f"must be {what}, got {type(value).__name__}")
+            raise self.error(key, f"must be {what}, got {_shown(value)}")
         return value
+
+
+def _shown(value: Any) -> str:
+    """A wrong value for an error: numbers and booleans as they are, anything else by its type only
+    (a string or a list may hold a token); a list names its first item that is not a string."""
+    if isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, list | tuple) and not isinstance(value, str):
+        bad = next((i for i, item in enumerate(value) if not isinstance(item, str)), None)
+        if bad is not None:
+            hint = " (quote it to make it a string)" if isinstance(value[bad], bool | int | float) else ""
+            return f"a list whose item {bad} is {_shown(value[bad])}{hint}"
+    return type(value).__name__
 
 
 def _is_number(value: Any) -> bool:
@@ -348,6 +365,10 @@ def _server(source: str, name: str, raw: Any, environ: Mapping[str, str]) -> Ser
 
 
 def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
+    url_key = next((key for key in ("url", *_URL_ALIASES) if key in entry), None)
+    if "command" in entry and url_key is not None:
+        raise reader.error(url_key, "give either 'command' (a local stdio server) or 'url' (a remote HTTP server), "
+                                    "not both")
     given = [key for key in _TRANSPORT_KEYS if key in entry]
     if len(given) > 1:
         raise reader.error(given[1], f"give the transport once (also given as {given[0]!r})")
@@ -390,7 +411,7 @@ def _check_transport_config(reader: _Entry, transport: str, config: dict[str, An
         if args is not None and (isinstance(args, str) or not isinstance(args, list | tuple)
                                  or not all(isinstance(a, str | int | float) and not isinstance(a, bool)
                                             for a in args)):
-            raise reader.error("args", f"must be a list of strings, got {type(args).__name__}")
+            raise reader.error("args", f"must be a list of strings, got {_shown(args)}")
         if args is not None:
             config["args"] = [str(a) for a in args]
         _string_map(reader, "env", config)
@@ -433,7 +454,7 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     disabled = get("disabled", lambda v: isinstance(v, bool), "true or false")
     timeout = get("request_timeout", _is_number, "a number of seconds")
     if timeout is not None and timeout <= 0:
-        raise reader.error(options["request_timeout"][0], "must be a positive number of seconds")
+        raise reader.error(options["request_timeout"][0], f"must be a positive number of seconds, got {timeout!r}")
     roots = get("roots", _is_str_list, "a list of paths")
     include = get("include_tools", _is_str_list, "a list of tool names or globs")
     exclude = get("exclude_tools", _is_str_list, "a list of tool names or globs")

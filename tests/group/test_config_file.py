@@ -142,16 +142,20 @@ def test_yaml_needs_pyyaml(tmp_path, monkeypatch):
 @pytest.mark.parametrize(("entry", "key", "fragment"), [
     ({"command": "x", "comand": "y"}, "comand", "unknown key"),
     ({"command": "x", "timeout": 10}, "timeout", "did you mean 'request_timeout'"),
-    ({"url": "https://x.test/mcp", "command": "x", "type": "http"}, "command", "unknown key"),
+    ({"url": "https://x.test/mcp", "command": "x", "type": "http"}, "url", "give either 'command' (a local stdio"),
+    ({"command": "x", "url": "https://x.test/mcp"}, "url", "or 'url' (a remote HTTP server), not both"),
     ({"command": "x", "args": "--flag"}, "args", "must be a list of strings, got str"),
     ({"command": "x", "args": [["nested"]]}, "args", "must be a list of strings"),
-    ({"command": 5}, "command", "must be a string, got int"),
+    ({"command": 5}, "command", "must be a string, got 5"),
     ({"command": "x", "env": ["A=1"]}, "env", "must be a mapping"),
     ({"command": "x", "env": {"A": ["1"]}}, "env.A", "must be a string, got list"),
     ({"command": "x", "with_prefix": "yes"}, "with_prefix", "must be true or false, got str"),
-    ({"command": "x", "disabled": 1}, "disabled", "must be true or false, got int"),
+    ({"command": "x", "disabled": 1}, "disabled", "must be true or false, got 1"),
     ({"command": "x", "request_timeout": "10"}, "request_timeout", "must be a number of seconds, got str"),
-    ({"command": "x", "request_timeout": -1}, "request_timeout", "positive"),
+    ({"command": "x", "request_timeout": -1}, "request_timeout", "positive number of seconds, got -1"),
+    ({"command": "x", "max_result_chars": 0}, "max_result_chars", "must be a positive integer, got 0"),
+    ({"command": "x", "exclude_tools": ["a", 1]}, "exclude_tools", "a list whose item 1 is 1 (quote it"),
+    ({"command": "x", "args": ["a", {"b": 1}]}, "args", "a list whose item 1 is dict"),
     ({"command": "x", "include_tools": "read_*"}, "include_tools", "list of tool names or globs, got str"),
     ({"command": "x", "roots": [1]}, "roots", "list of paths"),
     ({"url": "https://x.test", "headers": "Bearer abc"}, "headers", "must be a mapping"),
@@ -249,3 +253,12 @@ def test_windsurf_server_url():
     assert (server.transport_type, server.config) == ("streamable", {"url": "https://h.test/mcp"})
     with pytest.raises(ml.ConfigError, match="key 'serverUrl': give the URL once"):
         ml.load_config({"mcpServers": {"s": {"url": "https://h.test/mcp", "serverUrl": "https://h.test/mcp"}}})
+
+
+@pytest.mark.parametrize("name", ["off", "on", "yes", "no"])
+def test_yaml_server_names_read_as_booleans_say_to_quote_them(tmp_path, name):
+    path = write(tmp_path, f"mcp_servers:\n  {name}:\n    command: x\n", name="mcp.yaml")
+    with pytest.raises(ml.ConfigError, match=r"read as (true|false): YAML reads unquoted on, off, yes and no"):
+        ml.load_config(path)
+    path = write(tmp_path, f"mcp_servers:\n  '{name}':\n    command: x\n", name="mcp.yaml")
+    assert list(ml.load_config(path)) == [name]
