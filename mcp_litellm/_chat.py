@@ -67,7 +67,9 @@ class Chat:
         router: an optional ``litellm.Router``.
         max_tool_rounds: how many rounds of tool calls one question may take (default 10); beyond it
             the chat raises :class:`ToolLoopLimitError`, with every call answered.
-        tool_timeout: seconds per tool call (default: each client's ``request_timeout``).
+        tool_timeout: seconds per tool call, for MCP tools and local functions alike (default: each
+            client's ``request_timeout``; no limit for local functions). A local async function that
+            runs over is cancelled; a sync one is left to finish in its thread, unwaited.
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,

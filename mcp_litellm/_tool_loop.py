@@ -9,13 +9,18 @@ model can read, so the conversation carries on and every call gets its answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import inspect
 import json
 import logging
+import threading
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import anyio
 
 from mcp_litellm._errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._message import ToolCall, parse_arguments
@@ -32,7 +37,7 @@ class LocalTool:
     """A Python function offered to the model next to MCP tools.
 
     ``definition`` is the LiteLLM/OpenAI tool dict; ``function`` is called with the arguments as
-    keywords (sync functions run in a worker thread, async ones are awaited).
+    keywords (sync functions run in a daemon worker thread of their own, async ones are awaited).
     """
 
     definition: dict[str, Any]
@@ -48,7 +53,7 @@ class LocalTool:
         if inspect.iscoroutinefunction(self.function):
             value = await self.function(**arguments)
         else:
-            value = await asyncio.to_thread(self.function, **arguments)
+            value = await _in_thread(self.function, arguments, self.name)
             if inspect.isawaitable(value):
                 value = await value
         if isinstance(value, ToolResult):
@@ -57,6 +62,38 @@ class LocalTool:
 
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         return ToolResult(content=[TextContent(type="text", text=text)], tool_name=self.name)
+
+
+async def _in_thread(function: Callable[..., Any], arguments: dict[str, Any], name: str) -> Any:
+    """``function(**arguments)`` in a new daemon thread (with the caller's context variables).
+
+    A thread cannot be killed: when the caller stops waiting (a tool timeout), the call runs on by
+    itself without holding a pool slot, and it does not keep the interpreter from exiting.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # the caller stopped waiting
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def work() -> None:
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            value = context.run(function, **arguments)
+        except BaseException as exc:
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=work, name=f"mcp_litellm tool {name}", daemon=True).start()
+    return await future
 
 
 def _schema_of(function: Callable[..., Any]) -> dict[str, Any]:
@@ -198,8 +235,23 @@ def _origins(a: Tool | LocalTool, b: Tool | LocalTool) -> str:
     return f" ({origin(a)} and {origin(b)})"
 
 
+async def _run_local(tool: LocalTool, arguments: dict[str, Any], timeout: float | None) -> ToolResult:
+    """Run a local tool for at most ``timeout`` seconds; then an error result says it timed out.
+
+    An async function is cancelled; a sync one cannot be stopped, so its thread is left to finish alone.
+    """
+    with anyio.move_on_after(timeout):
+        return await tool.arun(arguments)
+    stopped = "it was cancelled" if inspect.iscoroutinefunction(tool.function) else "the chat stopped waiting for it"
+    return ToolResult.error(f"Error: the tool {tool.name} timed out after {timeout:g}s; {stopped}.", tool.name)
+
+
 async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = None) -> ToolResult:
-    """Run one tool call; every failure becomes an error :class:`ToolResult` addressed to the model."""
+    """Run one tool call; every failure becomes an error :class:`ToolResult` addressed to the model.
+
+    ``timeout`` bounds MCP tools and local functions alike (``None``: the client's request timeout for
+    MCP tools, no limit for local functions).
+    """
     tool = toolbox.get(call.name)
     if tool is None:
         names = toolbox.names
@@ -214,7 +266,7 @@ async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = 
     try:
         if isinstance(tool, Tool):
             return await tool.aexecute(arguments, timeout=timeout)
-        return await tool.arun(arguments)
+        return await _run_local(tool, arguments, timeout)
     except MCPLiteLLMError as exc:
         return ToolResult.error(f"Error: the tool {call.name} failed: {exc}", call.name)
     except Exception as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 
 import pytest
@@ -105,6 +106,42 @@ def test_timeouts_and_dead_servers_become_error_messages(llm, make_client):
     client.restart()
     llm.then(Turn(tool_calls=[("again", "add", {"a": 2, "b": 2})]), Turn(content="4"))
     assert chat.ask("again").content == "4" and llm.tool_messages(5)[-1]["content"] == "4"
+
+
+def test_tool_timeout_bounds_local_functions_too(llm, make_client):
+    client = make_client("memory")
+    release = threading.Event()
+    cancelled: list[str] = []
+
+    def stuck() -> str:
+        """Blocks until released (a sync function cannot be stopped)."""
+        release.wait(30)
+        return "finished late"
+
+    async def slow() -> str:
+        """Sleeps far longer than the timeout."""
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.append("slow")
+            raise
+        return "finished late"
+
+    llm.then(Turn(tool_calls=[("s", "stuck", {}), ("a", "slow", {}), ("m", "add", {"a": 1, "b": 2})]),
+             Turn(content="went on"))
+    chat = new_chat(tool_timeout=0.5).with_tools(stuck, slow, client.tool("add"))
+    started = time.perf_counter()
+    try:
+        assert chat.ask("go").content == "went on"
+        elapsed = time.perf_counter() - started
+    finally:
+        release.set()
+    assert elapsed < 5, f"the chat waited {elapsed:.1f}s for tools past tool_timeout=0.5"
+    answers = {m["tool_call_id"]: m["content"] for m in llm.tool_messages(1)}
+    assert answers["s"].startswith("Error") and "timed out after 0.5s" in answers["s"]
+    assert answers["a"].startswith("Error") and "timed out after 0.5s" in answers["a"]
+    assert answers["m"] == "3" and cancelled == ["slow"]
+    assert_history_valid(chat.messages)
 
 
 def test_tool_loop_limit_stops_with_a_clear_error_and_a_valid_history(llm, make_client):
