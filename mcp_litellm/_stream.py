@@ -3,7 +3,8 @@
 Tool-call fragments are assembled here rather than with ``litellm.stream_chunk_builder``: the
 fragments are keyed by ``index`` with a fallback to ``id``, and a new ``id`` arriving on an index
 that already holds a different call starts a new call (some providers number every parallel call
-0), so parallel calls are never merged and text streamed before the calls is kept.
+0), so parallel calls are never merged and text streamed before the calls is kept. A name that
+arrives in pieces is joined (a piece repeating the name so far is ignored).
 """
 
 from __future__ import annotations
@@ -77,6 +78,16 @@ def _text(content: Any) -> str:
     return str(content)
 
 
+def _grown_name(name: str, fragment: str) -> str:
+    """A tool-call name after one more streamed ``fragment``: most providers send the name once, some
+    repeat it whole in later fragments, some send it whole again grown, and some split it in pieces."""
+    if fragment == name:
+        return name  # a repeat
+    if fragment.startswith(name):
+        return fragment  # the whole name so far, grown
+    return name + fragment  # the next piece
+
+
 class TurnAssembler:
     """Collects one streamed assistant turn: text, reasoning, tool calls, finish reason and usage."""
 
@@ -144,8 +155,8 @@ class TurnAssembler:
         self._by_id[call.id] = call
         if index is not None:
             self._by_index[index] = call
-        if name and not call.name:
-            call.name = name
+        if name:
+            call.name = _grown_name(call.name, name)
         if arguments:
             call.arguments += arguments if isinstance(arguments, str) else _dump(arguments)
 

@@ -115,6 +115,19 @@ def test_fragments_without_index_follow_their_id_and_calls_without_id_get_one(ll
     assert sorted(m["content"] for m in llm.tool_messages(1)) == ["10", "m"]
 
 
+def test_tool_names_split_repeated_or_regrown_across_fragments(llm, make_client):
+    client = make_client("memory")
+    raw = [_call_delta(0, "c1", "ec", '{"message": '), _call_delta(0, None, "ho", '"split"}'),
+           _call_delta(1, "c2", "add", '{"a": 1,'), _call_delta(1, None, "add", ' "b": 2}'),
+           _call_delta(2, "c3", "ec", ""), _call_delta(2, None, "echo", '{"message": "regrown"}'),
+           chunk({}, "tool_calls")]
+    llm.then(Turn(raw_chunks=raw), Turn(content="done"))
+    chat = new_chat().with_tools(*client.tools())
+    list(chat.stream("go"))
+    assert [c["function"]["name"] for c in chat.messages[1]["tool_calls"]] == ["echo", "add", "echo"]
+    assert [m["content"] for m in llm.tool_messages(1)] == ["split", "3", "regrown"]
+
+
 def test_breaking_out_of_a_stream_keeps_the_history_valid(llm, make_client):
     client = make_client("stdio")
     llm.then(Turn(tool_calls=[("c1", "wait", {"seconds": 3}), ("c2", "add", {"a": 1, "b": 1})]), Turn(content="never"))
