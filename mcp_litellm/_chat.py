@@ -282,7 +282,8 @@ class Chat:
         """Model turns and tool rounds until the model answers in text; yields chunks and tool events.
 
         If the model fails before answering, the messages from ``start`` on (this turn's question)
-        are removed, so the question can simply be asked again.
+        are removed, so the question can simply be asked again. If the caller leaves a stream while
+        the model is writing, the text shown so far stays in the history as the model's answer.
         """
         answered = False
         rounds = 0
@@ -291,9 +292,13 @@ class Chat:
                 if stream:
                     assembler = TurnAssembler()
                     response = await self._complete(stream=True)
-                    async for raw in response:
-                        for chunk in assembler.add(raw):
-                            yield chunk
+                    try:
+                        async for raw in response:
+                            for chunk in assembler.add(raw):
+                                yield chunk
+                    except (GeneratorExit, asyncio.CancelledError):  # the caller left mid-answer
+                        answered = self._keep_partial(assembler) or answered
+                        raise
                     message = assembler.message()
                 else:
                     message = message_from_response(await self._complete(stream=False))
@@ -355,6 +360,15 @@ class Chat:
                 await asyncio.gather(gathered, return_exceptions=True)
         self.messages.extend(ToolResult.batch_messages([(c.id, r) for c, r in zip(calls, results, strict=True)],
                                                        model=self._provider_model()))
+
+    def _keep_partial(self, assembler: TurnAssembler) -> bool:
+        """Append the text of an interrupted streamed turn as the assistant message; True if there was any."""
+        partial = assembler.partial()
+        if partial is None:
+            return False
+        self.messages.append(partial.to_dict())
+        self.last_message = partial
+        return True
 
     def _answer_unanswered(self, text: str) -> None:
         """Give every tool call of the last assistant message that has no tool message an error answer."""

@@ -164,6 +164,13 @@ class TurnAssembler:
         """Copies of the tool calls so far, keyed by id."""
         return {call.id: replace(call) for call in self.calls}
 
+    def partial(self) -> Message | None:
+        """The text received so far as an assistant :class:`Message` (for a stream left early), or
+        ``None`` when no text came; tool calls still forming are left out, as they never run."""
+        if not self.content:
+            return None
+        return Message(role="assistant", content="".join(self.content), model=self.model)
+
     def message(self) -> Message:
         """The assistant :class:`Message` the stream amounted to."""
         extra = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 
 import pytest
 
@@ -140,6 +141,36 @@ def test_breaking_out_of_a_stream_keeps_the_history_valid(llm, make_client):
     llm.script.clear()
     llm.then(Turn(content="fresh"))
     assert chat.ask("again").content == "fresh"
+
+
+def test_leaving_a_stream_mid_text_keeps_the_question_and_the_text_shown(llm):
+    llm.then(Turn(content="one two three four"), Turn(content="five"))
+    chat = new_chat()
+    shown = ""
+    for c in chat.stream("count to four"):
+        shown += c.content
+        if "two" in shown:
+            break
+    assert shown == "one two"
+    assert chat.messages == [{"role": "user", "content": "count to four"}, {"role": "assistant", "content": "one two"}]
+    assert chat.last_message.content == "one two"
+    assert chat.ask("go on").content == "five"
+    assert llm.requests[1]["messages"][:2] == chat.messages[:2]
+
+
+async def test_leaving_astream_mid_text_after_a_tool_round(llm, make_client):
+    client = make_client("memory")
+    llm.then(Turn(tool_calls=[("c1", "add", {"a": 1, "b": 2})]), Turn(content="The sum is 3 and more"))
+    chat = new_chat().with_tools(client.tool("add"))
+    shown = ""
+    async with aclosing(chat.astream("add")) as chunks:
+        async for c in chunks:
+            shown += c.content
+            if "3" in shown:
+                break
+    assert chat.messages[-1] == {"role": "assistant", "content": "The sum is 3"}
+    assert [m["role"] for m in chat.messages] == ["user", "assistant", "tool", "assistant"]
+    assert_history_valid(chat.messages)
 
 
 def test_stream_errors_reach_the_caller(llm):
