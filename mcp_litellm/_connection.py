@@ -33,7 +33,7 @@ from mcp_litellm._errors import ConfigError, MCPLiteLLMError, ServerError, Timeo
 from mcp_litellm._loop import get_loop
 from mcp_litellm._transports import open_transport
 from mcp_litellm._transports._http import HttpObserver, HttpStatus, http_observer, http_status_advice
-from mcp_litellm._transports._stdio import server_label
+from mcp_litellm._transports._stdio import ExitReport, exit_report, server_label
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -214,6 +214,7 @@ class _Session:
         self._alive = False
         self._task: asyncio.Task[None] | None = None
         self._handshake = HttpObserver()
+        self._exit_report = ExitReport()
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -239,6 +240,15 @@ class _Session:
             raise self._start_error(error) from error
 
     def _start_error(self, error: BaseException) -> MCPLiteLLMError:
+        """The error for a failed start; for a stdio server that exited, with its exit status and last
+        stderr lines (secrets masked), so the reason shows without turning on the server's log."""
+        mapped = self._map_start_error(error)
+        left_behind = self._exit_report.describe()
+        if left_behind is not None and type(mapped) is TransportError and mapped.http_status is None:
+            mapped = TransportError(f"{mapped}; {left_behind}")
+        return mapped
+
+    def _map_start_error(self, error: BaseException) -> MCPLiteLLMError:
         if isinstance(error, MCPLiteLLMError):
             return error
         if isinstance(error, FileNotFoundError):
@@ -271,6 +281,7 @@ class _Session:
     async def _own(self) -> None:
         server_label.set(self.name)
         http_observer.set(self._handshake)
+        exit_report.set(self._exit_report)
         options = self._options
         target = self._target
         if not _is_server_object(target):

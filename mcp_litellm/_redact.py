@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 _HIDDEN = "***"
 _SECRET_KEYS = {"headers", "env", "auth"}
+_MIN_SECRET = 6
+"""Shorter values (``"1"``, ``"debug"``...) are not masked in free text: they would mangle it."""
 
 
 def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -20,3 +22,11 @@ def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
         else:
             shown[key] = value
     return shown
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every known secret value (say, a server's ``env`` values) replaced by ``***``."""
+    for secret in secrets:
+        if len(secret) >= _MIN_SECRET:
+            text = text.replace(secret, _HIDDEN)
+    return text

@@ -9,6 +9,7 @@ is reported as one short warning (no traceback) on the SDK's ``mcp.client.stdio`
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import logging
 import os
@@ -18,8 +19,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import mcp.client.stdio as sdk_stdio
 from mcp import StdioServerParameters, stdio_client
 
+from mcp_litellm._redact import redact_text
 from mcp_litellm._transports._common import check_keys, check_type
 
 server_label: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_litellm_server_label", default="server")
@@ -87,12 +91,68 @@ class _GarbageLineFilter(logging.Filter):
 logging.getLogger("mcp.client.stdio").addFilter(_GarbageLineFilter())
 
 
-def _forward_stderr(fd: int, label: str) -> None:
-    with open(fd, encoding="utf-8", errors="replace") as stream:
-        for line in stream:
-            line = line.rstrip()
-            if line:
-                _stderr_logger.info("[%s] %s", label, line)
+class ExitReport:
+    """What a stdio server left behind, for the error when it fails to start: its exit status and the
+    last lines of its stderr (which are also logged to ``mcp_litellm.server`` as they arrive)."""
+
+    TAIL_LINES = 3
+    LINE_CHARS = 200
+
+    def __init__(self) -> None:
+        self.tail: collections.deque[str] = collections.deque(maxlen=self.TAIL_LINES)
+        self.returncode: int | None = None
+        self.stderr_ended = threading.Event()
+        self.secrets: tuple[str, ...] = ()
+
+    def describe(self) -> str | None:
+        """``"the server exited with status 3; its stderr ended with: ..."`` (secrets masked), or ``None``."""
+        parts = []
+        if self.returncode is not None:
+            parts.append(f"the server exited with status {self.returncode}")
+        if self.tail:
+            lines = [redact_text(line, self.secrets) for line in self.tail]
+            lines = [line if len(line) <= self.LINE_CHARS else line[: self.LINE_CHARS - 1] + "…" for line in lines]
+            parts.append(f"its stderr ended with: {' | '.join(lines)}")
+        return "; ".join(parts) or None
+
+
+exit_report: contextvars.ContextVar[ExitReport | None] = contextvars.ContextVar("mcp_litellm_exit_report",
+                                                                                default=None)
+"""Set by the connection's owner task before it opens the transport; the stdio transport fills it in."""
+
+_STDERR_GRACE = 0.5
+"""Seconds a failed start waits for the server's last stderr lines to be read."""
+
+
+def _forward_stderr(fd: int, label: str, report: ExitReport | None) -> None:
+    try:
+        with open(fd, encoding="utf-8", errors="replace") as stream:
+            for line in stream:
+                line = line.rstrip()
+                if line:
+                    _stderr_logger.info("[%s] %s", label, line)
+                    if report is not None:
+                        report.tail.append(line)
+    finally:
+        if report is not None:
+            report.stderr_ended.set()
+
+
+_sdk_spawn = getattr(sdk_stdio, "_create_platform_compatible_process", None)
+
+
+async def _spawn_and_remember(*args: Any, **kwargs: Any) -> Any:
+    """The SDK's process spawner, keeping the process where this connection's ``ExitReport`` can read
+    its exit status (the SDK does not hand the process out)."""
+    assert _sdk_spawn is not None
+    process = await _sdk_spawn(*args, **kwargs)
+    _spawned.set(process)
+    return process
+
+
+_spawned: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_litellm_spawned", default=None)
+if _sdk_spawn is not None:  # without it (a future SDK), errors just lack the exit status
+    sdk_stdio._create_platform_compatible_process = _spawn_and_remember
 
 
 def parameters(config: Mapping[str, Any]) -> StdioServerParameters:
@@ -123,15 +183,29 @@ def open_stdio(config: Mapping[str, Any]) -> Any:
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
         _stdout_noise.set([0])  # the owner task's context: the SDK's reader task inherits it
+        _spawned.set(None)
+        report = exit_report.get()
+        if report is not None:
+            report.secrets = tuple((params.env or {}).values())
         read_fd, write_fd = os.pipe()
         threading.Thread(
-            target=_forward_stderr, args=(read_fd, server_label.get()), name="mcp-litellm-stderr", daemon=True
+            target=_forward_stderr, args=(read_fd, server_label.get(), report), name="mcp-litellm-stderr",
+            daemon=True,
         ).start()
         errlog = open(write_fd, "w")  # noqa: SIM115 - closed below once the child holds its copy
         try:
             async with stdio_client(params, errlog=errlog) as streams:
                 errlog.close()
                 yield streams
+        except BaseException:
+            if report is not None:  # the process is gone (the SDK waited for it): collect what it left
+                report.returncode = getattr(_spawned.get(), "returncode", None)
+                if not errlog.closed:
+                    errlog.close()
+                with anyio.move_on_after(_STDERR_GRACE):
+                    while not report.stderr_ended.is_set():
+                        await anyio.sleep(0.01)
+            raise
         finally:
             if not errlog.closed:
                 errlog.close()
