@@ -149,7 +149,7 @@ class FeaturesMixin:
         ``handler`` is a ``HumanInTheLoopHandler`` class (with option overrides) or a function
         ``fn(tool_name, parameters)`` returning ``True`` (run), ``False`` or a reason string (deny).
         A denied call returns the error result "Tool call was denied: <reason>" without contacting
-        the server. Returns the client.
+        the server (the reason is "denied by the user" when the handler gave none). Returns the client.
         """
         self._hitl = _config.checked(HandlerSpec.of(handler, options), "human_in_the_loop") if handler else None
         return self

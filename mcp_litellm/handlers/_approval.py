@@ -17,6 +17,8 @@ logger = logging.getLogger("mcp_litellm")
 
 __all__ = ["HumanInTheLoopHandler", "decide_tool_call"]
 
+_BY_THE_USER = "denied by the user"  # the reason of a denial that gives none
+
 
 class HumanInTheLoopHandler(Handler):
     """Base class for tool-call approval: implement ``execute`` returning ``self.approve()``,
@@ -45,7 +47,7 @@ class HumanInTheLoopHandler(Handler):
         """Let the call run."""
         return Decision("approve")
 
-    def deny(self, reason: str = "denied by the user") -> Decision:
+    def deny(self, reason: str = _BY_THE_USER) -> Decision:
         """Refuse; the caller gets the error result "Tool call was denied: <reason>"."""
         return Decision("deny", reason=reason)
 
@@ -55,18 +57,20 @@ class HumanInTheLoopHandler(Handler):
 
 
 def _reason(outcome: Any) -> str | None:
+    """The denial reason for a handler's outcome (``None``: approved). A denial without a reason
+    (``False``, ``""``, ``deny()``) was the user's, and says so."""
     if outcome is True:
         return None
     if outcome is False:
-        return "denied by the approval handler"
+        return _BY_THE_USER
     if outcome is None:
         return "the approval handler returned no decision"
     if isinstance(outcome, str):
-        return outcome or "denied by the approval handler"
+        return outcome or _BY_THE_USER
     if isinstance(outcome, Decision):
         if outcome.kind in ("approve", "accept"):
             return None
-        return outcome.reason or "denied by the approval handler"
+        return outcome.reason or _BY_THE_USER
     return f"the approval handler returned an unexpected {type(outcome).__name__}"
 
 

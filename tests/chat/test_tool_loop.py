@@ -174,7 +174,11 @@ def test_denied_call_tells_the_model_it_was_denied(llm, make_client):
     llm.then(Turn(tool_calls=[("c1", "add", {"a": 13, "b": 1}), ("c2", "add", {"a": 1, "b": 1})]), Turn(content="ok"))
     new_chat().with_tools(client.tool("add")).ask("add")
     answers = {m["tool_call_id"]: m["content"] for m in llm.tool_messages(1)}
-    assert "denied" in answers["c1"].lower() and answers["c2"] == "2"
+    assert answers["c1"] == "Tool call was denied: denied by the user" and answers["c2"] == "2"
+    client.on_human_in_the_loop(lambda tool, arguments: "not that one")  # a reason the handler gives is kept
+    llm.then(Turn(tool_calls=[("c3", "add", {"a": 1, "b": 1})]), Turn(content="ok"))
+    new_chat().with_tools(client.tool("add")).ask("add")
+    assert llm.tool_messages(3)[0]["content"] == "Tool call was denied: not that one"
 
 
 def test_hooks_see_calls_results_and_messages(llm, make_client):

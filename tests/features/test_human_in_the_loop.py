@@ -22,7 +22,7 @@ def test_plain_function_approves_and_denies(make_client):
     assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
     denied = client.execute_tool("add", {"a": 500, "b": 2})
     assert denied.is_error
-    assert denied.text == "Tool call was denied: denied by the approval handler"
+    assert denied.text == "Tool call was denied: denied by the user"
     assert calls == [("add", {"a": 1, "b": 2}), ("add", {"a": 500, "b": 2})]
 
 
@@ -93,7 +93,9 @@ async def test_deferred_approval_times_out_as_denied_in_async_code(make_client):
 @pytest.mark.parametrize(("outcome", "expected"), [
     (None, "the approval handler returned no decision"),
     (ml.handlers.deny("nope"), "nope"),
-    ("", "denied by the approval handler"),
+    (ml.handlers.deny(), "denied by the user"),
+    (False, "denied by the user"),
+    ("", "denied by the user"),
 ])
 def test_fail_closed_outcomes(make_client, outcome, expected):
     client = make_client("memory", human_in_the_loop=lambda name, params: outcome)
