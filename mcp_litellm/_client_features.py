@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
@@ -184,9 +185,15 @@ class FeaturesMixin:
         version = connection.client.protocol_version or ""
         if not version.startswith(("2024", "2025")):
             return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
+        async def notify(client: Any) -> None:
+            with warnings.catch_warnings():  # the SDK marks roots deprecated (2026-07-28); this is 2025-era
+                warnings.simplefilter("ignore")
+                # The session's method: mcp.Client's deprecated wrapper warns again when awaited.
+                pending = client.session.send_roots_list_changed()
+            await pending
+
         try:
-            await connection.request("notifications/roots/list_changed",
-                                     lambda client: client.send_roots_list_changed(), self._timeout(None))
+            await connection.request("notifications/roots/list_changed", notify, self._timeout(None))
         except MCPLiteLLMError as exc:
             logger.warning("could not tell server %r that the roots changed: %s", self.name, exc)
 

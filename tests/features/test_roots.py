@@ -76,3 +76,18 @@ async def test_async_add_on_a_client_without_roots_reinitialises(make_client, tm
     await client.roots.aadd(tmp_path)
     listed = json.loads((await client.aexecute_tool("client_roots")).text)
     assert listed == [{"uri": Path(tmp_path).resolve().as_uri(), "name": tmp_path.name}]
+
+
+def test_add_and_remove_raise_no_sdk_deprecation_warnings(make_client, tmp_path):
+    import warnings
+
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    client = make_client("stdio", protocol="legacy", roots=[])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client.roots.add(tmp_path)
+        client.roots.remove(tmp_path)
+    assert client.protocol_version.startswith("2025")  # an era where the server is told of changes
+    assert not [w for w in caught if issubclass(w.category, MCPDeprecationWarning)], [str(w.message) for w in caught]
+    assert result_json(client.execute_tool("client_roots")) == []
