@@ -278,6 +278,7 @@ def run_chat(args: argparse.Namespace) -> int:
                 term.end_text()
                 print(f"{PROG}: error: {_one_line(exc, args.api_key)}", file=sys.stderr, flush=True)
             term.end_text()
+        failed = failed or bool(group.failed)  # as the other commands: a server that did not start fails it
     return EXIT_FAILED if failed else EXIT_OK
 
 

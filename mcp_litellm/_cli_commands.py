@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp_litellm._cli_render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._config_file import ServerConfig, load_config
-from mcp_litellm._errors import ConfigError, NotFoundError, TransportError
+from mcp_litellm._errors import ConfigError, NotFoundError, ServerError, TransportError
 from mcp_litellm._group import ClientGroup
 
 PROG = "mcp-litellm"
@@ -190,18 +190,34 @@ def _value(text: str) -> Any:
         return text
 
 
-def parse_tool_arguments(given: Sequence[str]) -> dict[str, Any]:
-    """A JSON object, ``-`` (JSON on stdin), or ``key=value`` pairs (values parsed as JSON when they are)."""
-    if len(given) == 1 and (given[0].lstrip().startswith("{") or given[0] == "-"):
-        text = sys.stdin.read() if given[0] == "-" else given[0]
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"tool arguments are not valid JSON: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(parsed, dict):
-            raise UsageError(f"tool arguments must be a JSON object, got {type(parsed).__name__}")
-        return parsed
-    return {key: _value(value) for key, value in _pairs(given).items()}
+def _json_given(given: Sequence[str]) -> bool:
+    """Whether the tool arguments are one JSON object (or ``-``: one on stdin) rather than key=value pairs."""
+    return len(given) == 1 and (given[0].lstrip().startswith("{") or given[0] == "-")
+
+
+def parse_json_arguments(given: Sequence[str]) -> dict[str, Any]:
+    """The JSON object given as the tool arguments (``-`` reads it from stdin)."""
+    text = sys.stdin.read() if given[0] == "-" else given[0]
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"tool arguments are not valid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(parsed, dict):
+        raise UsageError(f"tool arguments must be a JSON object, got {type(parsed).__name__}")
+    return parsed
+
+
+def typed_arguments(pairs: dict[str, str], schema: dict[str, Any]) -> dict[str, Any]:
+    """``key=value`` texts typed by the tool's input schema: a string property keeps the text as given
+    (``q=1`` stays ``"1"``); other values are parsed as JSON when they are JSON (``a=1`` becomes 1)."""
+    properties = schema.get("properties")
+    typed: dict[str, Any] = {}
+    for key, value in pairs.items():
+        prop = properties.get(key) if isinstance(properties, dict) else None
+        kinds = prop.get("type") if isinstance(prop, dict) else None
+        kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
+        typed[key] = value if "string" in kinds and kinds <= {"string", "null"} else _value(value)
+    return typed
 
 
 def _pairs(given: Sequence[str]) -> dict[str, str]:
@@ -216,9 +232,13 @@ def _pairs(given: Sequence[str]) -> dict[str, str]:
 
 def call(args: argparse.Namespace) -> int:
     """``mcp-litellm call TOOL ARGS``: run one tool and print its result."""
-    arguments = parse_tool_arguments(args.arguments)
+    json_given = _json_given(args.arguments)  # read and check the arguments before starting any server
+    arguments = parse_json_arguments(args.arguments) if json_given else {}
+    pairs = {} if json_given else _pairs(args.arguments)
     with connect(args) as group:
         tool = group.tool(args.tool)
+        if not json_given:
+            arguments = typed_arguments(pairs, tool.input_schema)
         bar = ProgressBar()
         try:
             result = tool.execute(arguments, timeout=args.timeout,
@@ -232,7 +252,8 @@ def call(args: argparse.Namespace) -> int:
             lines = [describe_block(block) for block in result.content]
             text = "\n".join(lines) if lines else result.text
             if result.is_error:
-                print(f"{PROG}: error: tool {tool.name!r} reported an error: {text}", file=sys.stderr)
+                print(f"{PROG}: error: tool {tool.name!r} reported an error: {' '.join(text.split())}",
+                      file=sys.stderr)
             elif text:
                 print(text)
         return EXIT_FAILED if result.is_error else EXIT_OK
@@ -246,25 +267,45 @@ def _template_regex(template: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _find_resource_client(group: ClientGroup, uri: str) -> Any:
-    for resource in group.resources():
-        if str(resource.uri) == uri:
-            return resource.client
-    for template in group.resource_templates():
-        if _template_regex(template.uri_template).fullmatch(uri):
-            return template.client
+_RESOURCE_NOT_FOUND = (-32002, -32602)
+"""JSON-RPC codes servers answer an unknown resource with (the spec's -32002; the SDK's MCPServer -32602)."""
+
+
+def _known_resources(group: ClientGroup) -> list[str]:
+    return [str(r.uri) for r in group.resources()] + [t.uri_template for t in group.resource_templates()]
+
+
+def _find_resource_client(group: ClientGroup, uri: str) -> tuple[Any, bool]:
+    """The client to read ``uri`` from, and whether a server lists it (as a resource or a template match).
+
+    A URI no server lists is still tried when only one server runs (servers need not list everything);
+    a URI listed by several servers is a usage error that names them.
+    """
+    offering = [r.client for r in group.resources() if str(r.uri) == uri]
+    if not offering:
+        offering = [t.client for t in group.resource_templates() if _template_regex(t.uri_template).fullmatch(uri)]
+    offering = list({id(client): client for client in offering}.values())
+    if len(offering) > 1:
+        servers = ", ".join(repr(client.name) for client in offering)
+        raise UsageError(f"resource {uri!r} is offered by several servers ({servers}); choose one with --server")
+    if offering:
+        return offering[0], True
     clients = list(group)
     if len(clients) == 1:
-        return clients[0]
-    known = [str(r.uri) for r in group.resources()] + [t.uri_template for t in group.resource_templates()]
-    raise NotFoundError("resource", uri, known)
+        return clients[0], False
+    raise NotFoundError("resource", uri, _known_resources(group))
 
 
 def read(args: argparse.Namespace) -> int:
     """``mcp-litellm read URI``: print (or save) a resource's content."""
     with connect(args) as group:
-        client = _find_resource_client(group, args.uri)
-        content = client.read_resource(args.uri)
+        client, listed = _find_resource_client(group, args.uri)
+        try:
+            content = client.read_resource(args.uri)
+        except ServerError as exc:  # not found is exit code 2 whether one server runs or several
+            if listed or exc.code not in _RESOURCE_NOT_FOUND:
+                raise
+            raise NotFoundError("resource", args.uri, _known_resources(group)) from exc
         data = _resource_bytes(content)
         if args.output:
             try:

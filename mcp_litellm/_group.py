@@ -314,7 +314,13 @@ class ClientGroup:
             return by_server_name[0]
         if not refresh:
             return await self._tool(name, True)
-        raise NotFoundError("tool", name, [t.name for t in tools])
+        error = NotFoundError("tool", name, [t.name for t in tools])
+        if by_server_name:  # several servers offer it: say which, and the names that tell them apart
+            servers = ", ".join(repr(t.client.name) for t in by_server_name)
+            names = " or ".join(repr(t.name) for t in by_server_name)
+            error.args = (f"tool {name!r} is offered by several servers ({servers}); use its name in the group: "
+                          f"{names}",)
+        raise error
 
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it)."""

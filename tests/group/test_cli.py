@@ -187,6 +187,42 @@ def test_servers_counts_the_tools_the_config_lets_through(tmp_path):
     assert done.stdout.startswith("demo: 3 tools") and "roll_dice" not in done.stdout
 
 
+def test_call_types_key_value_arguments_by_the_schema():
+    done = run("call", "word_count", "text=123", "--format", "json")  # text is a string: "123", not 123
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["structured"] == {"words": 1, "characters": 3}
+    done = run("call", "roll_dice", "sides=6", "count=2", "--format", "json")  # integers are parsed
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["structured"]["result"]) == 2
+
+
+def test_a_tool_error_is_one_line():
+    done = run("call", "add", "a=x", "b=1")  # the server's validation error spans several lines
+    assert done.returncode == 1
+    assert "tool 'add' reported an error" in one_line_error(done)
+
+
+def test_ambiguous_tool_and_resource_say_which_servers_offer_them(tmp_path):
+    demo = {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}
+    config = write_config(tmp_path, {"a": demo, "b": demo})
+    done = run("call", "--config", config, "add", "a=1", "b=2")
+    assert done.returncode == 2
+    assert ("tool 'add' is offered by several servers ('a', 'b'); use its name in the group: 'a__add' or 'b__add'"
+            in one_line_error(done))
+    done = run("read", "--config", config, "demo://about")
+    assert done.returncode == 2
+    assert ("resource 'demo://about' is offered by several servers ('a', 'b'); choose one with --server"
+            in one_line_error(done))
+    done = run("read", "--config", config, "--server", "b", "demo://about")
+    assert done.returncode == 0 and done.stdout.startswith("# mcp-litellm demo server")
+
+
+def test_read_not_found_is_exit_2_with_one_server_too():
+    done = run("read", "about")  # a name, not a URI; the one demo server does not know it
+    assert done.returncode == 2
+    assert "no resource named 'about'; available: 'demo://about'" in one_line_error(done)
+
+
 def test_resources_and_prompts_lists():
     done = run("resources")
     assert done.returncode == 0, done.stderr

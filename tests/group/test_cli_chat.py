@@ -132,3 +132,14 @@ def test_chat_approval_names_the_tool_as_the_model_does(tmp_path):
     assert done.returncode == 0, done.stderr
     assert 'allow tool b__add {"a": 1, "b": 1}? [y/N]' in done.stdout
     assert "denied b__add" in done.stdout
+
+
+def test_chat_exits_1_when_a_server_failed_to_start(tmp_path):
+    demo = {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"demo": demo, "broken": {"command": "/nonexistent/srv"}}}))
+    with fake_llm([Turn(content="Hello.")]) as llm:
+        done = chat(llm.url, "hi\n", "--config", str(path))
+    assert "Hello." in done.stdout
+    assert "warning: could not start server 'broken'" in done.stderr
+    assert done.returncode == 1

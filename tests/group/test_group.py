@@ -52,6 +52,14 @@ def test_only_colliding_names_are_prefixed(marker, fixture_tools):
             assert len(tool.name) <= 64 and tool.name.replace("_", "").replace("-", "").isalnum()
 
 
+def test_a_tool_name_several_servers_offer_says_which():
+    config = {"mcpServers": {"a": {"server": build_server()}, "b": {"server": build_server()}}}
+    with ml.establish_connection(config) as clients, pytest.raises(ml.NotFoundError) as info:
+        clients.tool("add")
+    assert str(info.value) == ("tool 'add' is offered by several servers ('a', 'b'); use its name in the group: "
+                               "'a__add' or 'b__add'")
+
+
 def test_with_prefix_modes(marker, fixture_tools):
     demo = {"server": build_server()}
     config = {"mcpServers": {"fixture": fixture_entry("fixture", marker), "demo": demo}}
