@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import ClassVar
 
 import pytest
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult
 
 import mcp_litellm as ml
 from mcp_litellm.handlers import ElicitationRegistry
@@ -40,12 +44,40 @@ def test_form_with_every_field_kind_is_accepted(make_client, protocol):
     ({"toppings": ["cheese", "ham", "olives"]}, "toppings"),
     ({"height": "tall"}, "height"),
     ({"name": None}, "name"),
+    ({"homepage": "not a uri at all"}, "homepage"),
+    ({"homepage": "ada.example/home"}, "homepage"),
 ])
 def test_invalid_content_is_never_sent_as_accept(make_client, change, problem):
     client = make_client("memory", elicitation=lambda e: {**GOOD, **change})
     text = refusal(client, "elicit_form")
     assert "does not match the requested schema" in text
     assert problem in text
+
+
+def test_uri_reference_and_date_time_formats_are_checked():
+    server = MCPServer("formats")
+    schema = {"type": "object", "properties": {"link": {"type": "string", "format": "uri-reference"},
+                                               "when": {"type": "string", "format": "date-time"}}}
+
+    @server.tool()
+    async def when_and_where(ctx: Context) -> str:
+        params = ElicitRequestFormParams(message="When and where?", requested_schema=schema)
+        result = await ctx.session.send_request(ElicitRequest(params=params), ElicitResult,
+                                                metadata=ServerMessageMetadata(related_request_id=ctx.request_id))
+        return json.dumps(result.content)
+
+    answers = iter([{"link": "../notes#today", "when": "2024-01-15T10:30:00.5+02:00"},
+                    {"link": "has spaces", "when": "2024-01-15T10:30:00Z"},
+                    {"link": "/ok", "when": "2024-02-30T10:30:00Z"},
+                    {"link": "/ok", "when": "tomorrow"}])
+    client = ml.client("formats", "memory", {"server": server}, protocol="legacy", elicitation=lambda e: next(answers))
+    try:
+        assert json.loads(client.execute_tool("when_and_where").text)["link"] == "../notes#today"
+        for problem in ("link", "when", "when"):
+            text = refusal(client, "when_and_where")
+            assert "does not match the requested schema" in text and problem in text
+    finally:
+        client.stop()
 
 
 def test_missing_required_field_is_refused_on_both_eras(make_client, protocol):
