@@ -210,14 +210,16 @@ class SamplingRunner:
             return ErrorData(code=INTERNAL_ERROR, message=f"sampling failed on the client: {detail}")
 
     async def _admit(self, sample: Sample) -> str | None:
+        """The reason to refuse ``sample``, or ``None``: the guard, then the rate limit (which counts only
+        requests the guard let through), then the approval step."""
         settings = self.settings
-        if self.limiter is not None and not self.limiter.allow():
-            return (f"sampling rate limit reached: at most {self.limiter.per_minute} requests per minute "
-                    f"from server {self.client_name!r}")
         if settings.guard is not None:
             reason = verdict_reason(await call_user(settings.guard, sample), "rejected by the sampling guard")
             if reason is not None:
                 return f"Sampling request rejected: {reason}"
+        if self.limiter is not None and not self.limiter.allow():
+            return (f"sampling rate limit reached: at most {self.limiter.per_minute} requests per minute "
+                    f"from server {self.client_name!r}")
         if settings.approval is not None:
             verdict = await call_user(settings.approval, sample)
             if isinstance(verdict, Decision) and verdict.kind == "defer":

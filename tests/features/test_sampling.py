@@ -155,6 +155,19 @@ def test_rate_limit_per_server(make_client, llm):
     result_json(other.execute_tool("sample_text", {"prompt": "x"}))  # a separate server has its own budget
 
 
+def test_rate_limit_counts_only_requests_the_guard_let_through(make_client, llm):
+    def guard(sample):
+        return "off topic" if "bad" in sample.message else True
+
+    client = make_client("memory", sampling=sampling(rate_limit=2, guard=guard))
+    for _ in range(3):
+        assert "off topic" in refusal(client, "sample_text", {"prompt": "bad"})
+    for _ in range(2):
+        result_json(client.execute_tool("sample_text", {"prompt": "good"}))
+    assert "rate limit" in refusal(client, "sample_text", {"prompt": "good"})
+    assert len(llm.requests) == 2
+
+
 def test_approval_step_denies_and_defers(make_client, llm, protocol):
     decisions = iter([False, "deferred"])
 
