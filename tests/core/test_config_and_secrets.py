@@ -113,6 +113,33 @@ def test_header_secrets_never_shown(fixture_http, caplog):
     assert leaked == []
 
 
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
+def test_url_query_secrets_never_shown(fixture_http, caplog, transport):
+    caplog.set_level(logging.DEBUG)
+    url = f"{fixture_http[transport]}?api_key={SECRET}&access_token={SECRET}&region=eu"
+    client = ml.client("secret", "sse" if transport == "sse" else "streamable", {"url": url})
+    try:
+        assert client.execute_tool("echo", {"message": "hello"}).text == "hello"
+        assert SECRET not in repr(client) and "api_key=***&access_token=***&region=eu" in repr(client)
+    finally:
+        client.stop()
+    config = ml.load_config({"mcpServers": {"s": {"url": url}}})
+    assert SECRET not in repr(config) and SECRET not in repr(ml.ClientGroup(config))
+    assert any("api_key=***" in r.getMessage() for r in caplog.records)  # the URL is logged, masked
+    leaked = [r.getMessage() for r in caplog.records if SECRET in r.getMessage() or SECRET in str(r.args)]
+    assert leaked == []
+
+
+def test_redact_url_masks_secret_query_values_only():
+    from mcp_litellm._redact import redact_url
+
+    assert redact_url("https://h/mcp?key=a&token=b&secret=c&password=d&apiKey=e&page=2") == (
+        "https://h/mcp?key=***&token=***&secret=***&password=***&apiKey=***&page=2")
+    assert redact_url("failed: POST https://h/x?q=1&api-key=abc 'done'") == (
+        "failed: POST https://h/x?q=1&api-key=*** 'done'")
+    assert redact_url("https://h/mcp") == "https://h/mcp"
+
+
 def test_env_secrets_not_in_repr():
     client = ml.client("env", "stdio", {"command": "x", "env": {"API_KEY": SECRET}}, start=False)
     assert SECRET not in repr(client)
