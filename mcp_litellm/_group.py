@@ -82,7 +82,10 @@ class ClientGroup:
         self.configs: dict[str, ServerConfig] = {}
         """The config of each server built from a config file or mapping."""
         self._clients: dict[str, Client] = {}
-        for client, server_config in self._resolve(source, servers, client_options):
+        made, disabled = self._resolve(source, servers, client_options)
+        self.disabled: list[str] = disabled
+        """Servers the config marks ``disabled``: never started (their names, in config order)."""
+        for client, server_config in made:
             if client.name in self._clients:
                 raise ConfigError(f"two servers are named {client.name!r}; server names in a group must be unique")
             self._clients[client.name] = client
@@ -94,7 +97,8 @@ class ClientGroup:
 
     @staticmethod
     def _resolve(source: GroupSource, only: Iterable[str] | None,
-                 client_options: Mapping[str, Any]) -> list[tuple[Client, ServerConfig | None]]:
+                 client_options: Mapping[str, Any]) -> tuple[list[tuple[Client, ServerConfig | None]], list[str]]:
+        """The clients to run (with their configs) and the names of the disabled servers."""
         if isinstance(source, Client):
             source = [source]
         if isinstance(source, str | os.PathLike) or (
@@ -108,7 +112,7 @@ class ClientGroup:
             if bad:
                 raise ConfigError(f"a client group takes Client objects, a config path or a mapping; got {bad[0]}")
             wanted = set(only) if only is not None else None
-            return [(c, None) for c in clients if wanted is None or c.name in wanted]
+            return [(c, None) for c in clients if wanted is None or c.name in wanted], []
         else:
             raise ConfigError(f"a client group takes a config path, a mapping or clients, got {type(source).__name__}")
         if only is not None:
@@ -116,14 +120,20 @@ class ClientGroup:
             unknown = [name for name in wanted_list if name not in configs]
             if unknown:
                 raise NotFoundError("server", unknown[0], configs)
+            off = [name for name in wanted_list if configs[name].disabled]
+            if off:
+                raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
+                                  "remove that setting to use it")
             configs = {name: configs[name] for name in wanted_list}
         made: list[tuple[Client, ServerConfig | None]] = []
+        disabled: list[str] = []
         for server_config in configs.values():
             if server_config.disabled:
                 logger.debug("server %r is disabled in its config; not starting it", server_config.name)
+                disabled.append(server_config.name)
                 continue
             made.append((server_config.client(**client_options), server_config))
-        return made
+        return made, disabled
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
@@ -221,7 +231,11 @@ class ClientGroup:
         if name in self.failed:
             error = self.failed[name]
             raise TransportError(f"server {name!r} is not available: it failed to start ({error})") from error
-        raise NotFoundError("server", name, self._clients)
+        missing = NotFoundError("server", name, self._clients)
+        if name in self.disabled:
+            missing.args = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not "
+                            "started; remove that setting to use it",)
+        raise missing
 
     def get(self, name: str) -> Client | None:
         """The client named ``name``, or ``None``."""

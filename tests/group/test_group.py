@@ -237,6 +237,18 @@ def test_disabled_servers_and_server_selection(marker, fixture_tools):
     assert wait_no_processes(marker) == []
 
 
+def test_a_disabled_server_is_named_as_disabled():
+    config = {"mcpServers": {"on": {"server": build_server()}, "off": {"command": "x", "disabled": True}}}
+    with ml.establish_connection(config) as clients:
+        assert clients.names == ["on"] and clients.disabled == ["off"]
+        with pytest.raises(ml.NotFoundError, match=r"server 'off' is disabled in the config"):
+            clients["off"]
+        with pytest.raises(ml.NotFoundError, match=r"no server named 'other'"):
+            clients["other"]
+    with pytest.raises(ml.ConfigError, match=r"server 'off' is disabled in the config .*remove that setting"):
+        ml.ClientGroup(config, servers=["on", "off"])
+
+
 def test_config_file_path(tmp_path, marker):
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"one": fixture_entry("one", marker)}}))
