@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, ModelPreferences, SamplingMessage
 
@@ -113,8 +114,16 @@ class SamplingHandler(Handler):
     ``self.sample`` is the :class:`Sample`; ``self.default_completion(model=None, **kwargs)`` (async:
     ``adefault_completion``) runs the LiteLLM completion the client would run without a handler and
     returns LiteLLM's response, which ``accept`` takes as it is.
+
+    Options (class defaults, overridden at registration: ``client.on_sampling(MyHandler,
+    default_model="gpt-4o-mini")``), used by the default completion (also when ``execute`` returns
+    ``True`` or ``accept()``):
+
+    - ``model``: the model to use, skipping the model policy (a ``model`` argument still wins);
+    - ``default_model``: the policy's last resort, in place of the client's ``default_model``.
     """
 
+    default_options: ClassVar[Mapping[str, Any]] = {"model": None, "default_model": None}
     _stop_kind = "reject"
 
     def __init__(self, sample: Sample, *, client_name: str, options: dict[str, Any] | None = None,
@@ -133,10 +142,12 @@ class SamplingHandler(Handler):
         return Decision("reject", reason=reason)
 
     async def adefault_completion(self, model: str | None = None, **overrides: Any) -> Any:
-        """Run the default LiteLLM completion for this request (``model``: skip the model policy)."""
+        """Run the default LiteLLM completion for this request, with the handler's ``model`` and
+        ``default_model`` options (``model``: skip the model policy)."""
         if self._runner is None:
             raise RuntimeError("this handler is not attached to a client")
-        return await run_async(self._runner.complete(self.sample, model, overrides))
+        return await run_async(self._runner.complete(self.sample, model or self.options.get("model"), overrides,
+                                                     default_model=self.options.get("default_model")))
 
     def default_completion(self, model: str | None = None, **overrides: Any) -> Any:
         """Blocking twin of :meth:`adefault_completion` (for sync ``execute`` methods)."""
@@ -161,8 +172,9 @@ class SamplingRunner:
                 text = text.replace(value, "***")
         return text
 
-    async def choose_model(self, sample: Sample) -> str:
-        """The model for ``sample``: ``preferred_model`` (string or callable), else the built-in policy."""
+    async def choose_model(self, sample: Sample, default_model: str | None = None) -> str:
+        """The model for ``sample``: ``preferred_model`` (string or callable), else the built-in policy
+        (whose last resort is ``default_model``, else the settings' ``default_model``)."""
         settings = self.settings
         preferred = settings.preferred_model
         if isinstance(preferred, str):
@@ -175,16 +187,18 @@ class SamplingRunner:
         if allowed is None and settings.router is not None:
             allowed = tuple(router_model_names(settings.router))
         model = _sampling.select_model(sample.model_preferences, allowed_models=allowed,
-                                       default_model=settings.default_model, metadata=model_metadata)
+                                       default_model=default_model or settings.default_model, metadata=model_metadata)
         if model is None:
             raise _sampling.SamplingConversionError(
                 f"no model is configured for sampling on client {self.client_name!r}; "
                 "set sampling preferred_model, default_model or allowed_models")
         return model
 
-    async def complete(self, sample: Sample, model: str | None = None, overrides: dict[str, Any] | None = None) -> Any:
-        """The LiteLLM completion for ``sample`` (LiteLLM's response object)."""
-        chosen = model or await self.choose_model(sample)
+    async def complete(self, sample: Sample, model: str | None = None, overrides: dict[str, Any] | None = None, *,
+                       default_model: str | None = None) -> Any:
+        """The LiteLLM completion for ``sample`` (LiteLLM's response object) with ``model``, else the
+        model :meth:`choose_model` picks."""
+        chosen = model or await self.choose_model(sample, default_model)
         kwargs = _sampling.completion_kwargs(sample.params, model=chosen, max_tokens=sample.max_tokens,
                                              server=self.client_name)
         kwargs.update(self.settings.completion_kwargs)
@@ -231,6 +245,7 @@ class SamplingRunner:
 
     async def _answer(self, sample: Sample) -> Any:
         spec = self.settings.handler
+        handler: SamplingHandler | None = None
         if spec is None:
             outcome: Any = True
         elif is_handler_class(spec.handler, SamplingHandler):
@@ -243,8 +258,8 @@ class SamplingRunner:
             if outcome.kind in ("reject", "deny", "decline", "cancel"):
                 return ErrorData(code=REJECTED, message=f"Sampling request rejected: {outcome.reason or 'rejected'}")
             outcome = True if outcome.value is None else outcome.value
-        if outcome is True:
-            outcome = await self.complete(sample)
+        if outcome is True:  # the default completion (with the handler's model options)
+            outcome = await (handler.adefault_completion() if handler is not None else self.complete(sample))
         elif outcome is False:
             return ErrorData(code=REJECTED, message="Sampling request rejected by the client's sampling handler")
         elif outcome is None:

@@ -242,6 +242,30 @@ def test_handler_class_with_options_guard_hooks_and_default_completion(make_clie
     assert len(llm.requests) == 1
 
 
+class UsesTheHelper(ml.handlers.SamplingHandler):
+    def execute(self):
+        return self.accept(self.default_completion())
+
+
+class SaysYes(ml.handlers.SamplingHandler):
+    async def execute(self):
+        return True  # the default completion
+
+
+def test_handler_model_options_reach_the_default_completion(make_client, llm, protocol):
+    client = make_client("memory", protocol=protocol, start=False,
+                         sampling=sampling(default_model=None, allowed_models=["openai/gpt-4o-mini", "openai/o3"]))
+    client.on_sampling(UsesTheHelper, default_model="openai/gpt-4.1")
+    client.start()
+    result_json(client.execute_tool("sample_text", {"prompt": "x"}))
+    assert llm.last["model"] == "gpt-4.1"  # the option, not the first allowed model
+    result_json(client.execute_tool("sample_text", {"prompt": "x", "hints": ["o3"]}))
+    assert llm.last["model"] == "o3"  # an allowed hint still comes first in the policy
+    client.on_sampling(SaysYes, model="openai/gpt-4.1-nano")
+    result_json(client.execute_tool("sample_text", {"prompt": "x", "hints": ["o3"]}))
+    assert llm.last["model"] == "gpt-4.1-nano"  # model= skips the policy
+
+
 def test_plain_handlers_sync_async_failing_and_rejecting(make_client, llm, protocol):
     async def async_handler(sample):
         return f"echo: {sample.message} ({sample.system_prompt}, {sample.max_tokens})"
