@@ -140,12 +140,10 @@ class ClientGroup:
     async def _start(self) -> None:
         pending = [c for c in self._clients.values() if not c.is_alive()]
         try:
-            results = await asyncio.gather(*(c.astart() for c in pending), return_exceptions=True)
+            failures = await self._start_all(pending)
         except BaseException:
             await self._stop()
             raise
-        failures: dict[str, BaseException] = {c.name: r for c, r in zip(pending, results, strict=True)
-                                              if isinstance(r, BaseException)}
         if not failures:
             return
         fatal = next((e for e in failures.values() if not isinstance(e, Exception)), None)
@@ -159,6 +157,31 @@ class ClientGroup:
             await client.astop()
             self.failed[name] = _as_library_error(name, error)
             logger.warning(FAILED_TO_START, name, self.failed[name])
+
+    async def _start_all(self, clients: list[Client]) -> dict[str, BaseException]:
+        """Start ``clients`` concurrently; returns the failures by server name.
+
+        With ``strict``, the first failure cancels the starts still under way (they are stopped by the
+        caller with the rest), so a server that fails at once is reported at once, not after the slowest.
+        """
+        starts = {asyncio.ensure_future(client.astart()): client for client in clients}
+        failures: dict[str, BaseException] = {}
+        running = set(starts)
+        try:
+            while running:
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
+                for start in done:
+                    error = asyncio.CancelledError() if start.cancelled() else start.exception()
+                    if error is not None:
+                        failures[starts[start].name] = error
+                if failures and self.strict:
+                    break
+        finally:
+            for start in running:
+                start.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+        return failures
 
     def _start_failure(self, failures: Mapping[str, BaseException]) -> MCPLiteLLMError:
         errors = {name: _as_library_error(name, error) for name, error in failures.items()}

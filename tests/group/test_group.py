@@ -178,8 +178,21 @@ def test_several_failures_are_all_named(marker):
                              "exits": {"command": sys.executable, "args": ["-c", "pass"]}}}
     with pytest.raises(ml.TransportError) as info, ml.establish_connection(config):
         pass
-    assert "2 of 3 servers failed to start" in str(info.value)
-    assert "'missing'" in str(info.value) and "'exits'" in str(info.value)
+    assert "'missing'" in str(info.value)  # strict: raised at the first failure (the others are cancelled)
+    assert wait_no_processes(marker) == []
+    group = ml.ClientGroup(config, strict=False)
+    with group:
+        assert sorted(group.failed) == ["exits", "missing"] and group.names == ["ok"]
+    assert wait_no_processes(marker) == []
+
+
+def test_strict_start_fails_at_the_first_failure(marker):
+    config = {"mcpServers": {"slow": {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)", marker]},
+                             "broken": {"command": "/nonexistent/srv"}}}
+    began = time.monotonic()
+    with pytest.raises(ml.TransportError, match="could not start server 'broken': command not found"):
+        ml.ClientGroup(config, request_timeout=30).start()
+    assert time.monotonic() - began < 10  # not the 30 s the slow server would take to time out
     assert wait_no_processes(marker) == []
 
 
