@@ -240,7 +240,7 @@ class _Session:
             raise self._start_error(error) from error
 
     def _start_error(self, error: BaseException) -> MCPLiteLLMError:
-        """The error for a failed start; for a stdio server that exited, with its exit status and last
+        """The error for a failed start; for a stdio server that exited, with the last
         stderr lines (secrets masked), so the reason shows without turning on the server's log."""
         mapped = self._map_start_error(error)
         left_behind = self._exit_report.describe()

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp.client.stdio as sdk_stdio
 from mcp import StdioServerParameters, stdio_client
 
 from mcp_litellm._redact import redact_text
@@ -92,28 +91,27 @@ logging.getLogger("mcp.client.stdio").addFilter(_GarbageLineFilter())
 
 
 class ExitReport:
-    """What a stdio server left behind, for the error when it fails to start: its exit status and the
-    last lines of its stderr (which are also logged to ``mcp_litellm.server`` as they arrive)."""
+    """What a stdio server left behind, for the error when it fails to start: the last lines of its
+    stderr (which are also logged to ``mcp_litellm.server`` as they arrive)."""
 
     TAIL_LINES = 3
     LINE_CHARS = 200
 
     def __init__(self) -> None:
         self.tail: collections.deque[str] = collections.deque(maxlen=self.TAIL_LINES)
-        self.returncode: int | None = None
         self.stderr_ended = threading.Event()
         self.secrets: tuple[str, ...] = ()
 
     def describe(self) -> str | None:
-        """``"the server exited with status 3; its stderr ended with: ..."`` (secrets masked), or ``None``."""
-        parts = []
-        if self.returncode is not None:
-            parts.append(f"the server exited with status {self.returncode}")
-        if self.tail:
-            lines = [redact_text(line, self.secrets) for line in self.tail]
-            lines = [line if len(line) <= self.LINE_CHARS else line[: self.LINE_CHARS - 1] + "…" for line in lines]
-            parts.append(f"its stderr ended with: {' | '.join(lines)}")
-        return "; ".join(parts) or None
+        """``"its stderr ended with: ..."`` (secrets masked), or ``None`` when it wrote nothing.
+
+        (The exit status is not known here: the SDK does not hand its process out.)
+        """
+        if not self.tail:
+            return None
+        lines = [redact_text(line, self.secrets) for line in self.tail]
+        lines = [line if len(line) <= self.LINE_CHARS else line[: self.LINE_CHARS - 1] + "…" for line in lines]
+        return f"its stderr ended with: {' | '.join(lines)}"
 
 
 exit_report: contextvars.ContextVar[ExitReport | None] = contextvars.ContextVar("mcp_litellm_exit_report",
@@ -136,23 +134,6 @@ def _forward_stderr(fd: int, label: str, report: ExitReport | None) -> None:
     finally:
         if report is not None:
             report.stderr_ended.set()
-
-
-_sdk_spawn = getattr(sdk_stdio, "_create_platform_compatible_process", None)
-
-
-async def _spawn_and_remember(*args: Any, **kwargs: Any) -> Any:
-    """The SDK's process spawner, keeping the process where this connection's ``ExitReport`` can read
-    its exit status (the SDK does not hand the process out)."""
-    assert _sdk_spawn is not None
-    process = await _sdk_spawn(*args, **kwargs)
-    _spawned.set(process)
-    return process
-
-
-_spawned: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_litellm_spawned", default=None)
-if _sdk_spawn is not None:  # without it (a future SDK), errors just lack the exit status
-    sdk_stdio._create_platform_compatible_process = _spawn_and_remember
 
 
 def parameters(config: Mapping[str, Any]) -> StdioServerParameters:
@@ -183,7 +164,6 @@ def open_stdio(config: Mapping[str, Any]) -> Any:
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
         _stdout_noise.set([0])  # the owner task's context: the SDK's reader task inherits it
-        _spawned.set(None)
         report = exit_report.get()
         if report is not None:
             report.secrets = tuple((params.env or {}).values())
@@ -199,7 +179,6 @@ def open_stdio(config: Mapping[str, Any]) -> Any:
                 yield streams
         except BaseException:
             if report is not None:  # the process is gone (the SDK waited for it): collect what it left
-                report.returncode = getattr(_spawned.get(), "returncode", None)
                 if not errlog.closed:
                     errlog.close()
                 with anyio.move_on_after(_STDERR_GRACE):
