@@ -43,6 +43,17 @@ def adopted_loop() -> asyncio.AbstractEventLoop | None:
     return adopted[0]
 
 
+async def _serve_forever() -> None:
+    """The background loop's root task, which never ends.
+
+    The loop runs this with ``run_until_complete`` rather than ``run_forever`` because anyio (under
+    the SDK) takes that task as the loop's root task and keeps its worker threads for the root task's
+    lifetime. Under ``run_forever`` each request's own task became the root, so every call of a sync
+    tool on an in-process server started and ended a thread (twice the CPU per call).
+    """
+    await asyncio.get_running_loop().create_future()
+
+
 def get_loop() -> asyncio.AbstractEventLoop:
     """Return the loop that owns sessions: an adopted open loop, else the background loop (started on first use)."""
     global _loop, _thread
@@ -60,7 +71,7 @@ def get_loop() -> asyncio.AbstractEventLoop:
             def run() -> None:
                 asyncio.set_event_loop(new_loop)
                 new_loop.call_soon(ready.set)
-                new_loop.run_forever()
+                new_loop.run_until_complete(_serve_forever())
 
             _thread = threading.Thread(target=run, name="mcp-litellm-loop", daemon=True)
             _thread.start()

@@ -268,3 +268,28 @@ def test_no_orphans_after_many_clients(make_client):
         client.stop()
     assert all(wait_gone(pid) for pid in pids)
     assert os.getpid() not in pids
+
+
+def test_sync_tools_of_an_in_process_server_reuse_worker_threads():
+    """The background loop has a root task, so anyio keeps its worker threads between calls.
+
+    (Without one, every call of a sync tool started and ended a thread: twice the CPU per call.)
+    """
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("threads")
+
+    @server.tool(description="The worker thread this call ran on.")
+    def where() -> int:
+        return threading.get_native_id()
+
+    async def from_a_loop(client: ml.Client) -> set[str]:
+        return {(await client.aexecute_tool("where")).text for _ in range(10)}
+
+    client = ml.client("threads", "memory", {"server": server})
+    try:
+        threads = {client.execute_tool("where").text for _ in range(20)}
+        threads |= asyncio.run(from_a_loop(client))
+        assert len(threads) <= 2, f"30 sequential calls ran on {len(threads)} different threads"
+    finally:
+        client.stop()
