@@ -138,10 +138,9 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
             reason = self.tool_filter.why_left_out(name) if self.tool_filter is not None else None
             if reason is None:
                 raise
-            available = str(error).partition("; available: ")[2]
-            error.args = (f"tool {name!r} of server {self.name!r} is {reason} in the server's config; "
-                          f"available: {available}",)
-            raise
+            raise NotFoundError("tool", name, error.available, message=(
+                f"tool {name!r} of server {self.name!r} is {reason} in the server's config; "
+                f"available: {error.listing}")) from None
         return found
 
     def tool(self, name: str, refresh: bool = False) -> Tool:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
 
 from mcp_litellm import _config
 from mcp_litellm._config import ElicitationSettings, HandlerSpec, SamplingSettings
+from mcp_litellm._connection import legacy_call
 from mcp_litellm._errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._roots import Roots
 from mcp_litellm.handlers._approval import decide_tool_call
@@ -186,11 +186,7 @@ class FeaturesMixin:
         if not version.startswith(("2024", "2025")):
             return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
         async def notify(client: Any) -> None:
-            with warnings.catch_warnings():  # the SDK marks roots deprecated (2026-07-28); this is 2025-era
-                warnings.simplefilter("ignore")
-                # The session's method: mcp.Client's deprecated wrapper warns again when awaited.
-                pending = client.session.send_roots_list_changed()
-            await pending
+            await legacy_call(client.session.send_roots_list_changed)
 
         try:
             await connection.request("notifications/roots/list_changed", notify, self._timeout(None))

@@ -391,8 +391,7 @@ def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
         return "stdio"
     if "httpUrl" in entry:
         return "streamable"
-    url_key = next((key for key in ("url", "serverUrl") if key in entry), None)
-    if url_key is not None:
+    if url_key is not None:  # "url" or "serverUrl" (an "httpUrl" returned above)
         url = entry[url_key]
         if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse"):
             return "sse"

@@ -17,6 +17,7 @@ import builtins
 import contextvars
 import logging
 import sys
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ import anyio
 import httpx2
 import mcp
 from mcp import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
@@ -39,6 +41,18 @@ if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 
 T = TypeVar("T")
+
+
+def legacy_call(make: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+    """``make()``, a call of a 2025-era method of the SDK's session (log level, subscriptions, roots).
+
+    The SDK marks these deprecated as of 2026-07-28 and warns when they are called; we call them only
+    on 2025-era connections, so the warning would only puzzle our users. Call the session's method,
+    not ``mcp.Client``'s wrapper, which is deprecated too and calls it again when awaited.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return make()
 logger = logging.getLogger("mcp_litellm")
 
 _CLOSE_GRACE = 10.0

@@ -87,16 +87,20 @@ class NotFoundError(MCPLiteLLMError, LookupError):
         kind: what was looked up ("tool", "resource", ...).
         name: the name that was not found.
         available: the names that do exist.
+        listing: ``available`` as the message shows it (the first 50, quoted).
     """
 
-    def __init__(self, kind: str, name: str, available: Iterable[str], *, server: str | None = None) -> None:
+    def __init__(self, kind: str, name: str, available: Iterable[str], *, server: str | None = None,
+                 message: str | None = None) -> None:
+        """``message`` replaces the default text (``no tool named 'x' on server 's'; available: ...``)."""
         self.kind = kind
         self.name = name
         self.available = sorted(available)
         shown = ", ".join(repr(n) for n in self.available[:50]) or "none"
         more = f" (and {len(self.available) - 50} more)" if len(self.available) > 50 else ""
+        self.listing = f"{shown}{more}"
         on = f" on server {server!r}" if server else ""
-        super().__init__(f"no {kind} named {name!r}{on}; available: {shown}{more}")
+        super().__init__(message or f"no {kind} named {name!r}{on}; available: {self.listing}")
 
 
 class ToolLoopLimitError(MCPLiteLLMError):

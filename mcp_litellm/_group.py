@@ -254,11 +254,9 @@ class ClientGroup:
         if name in self.failed:
             error = self.failed[name]
             raise TransportError(f"server {name!r} is not available: it failed to start ({error})") from error
-        missing = NotFoundError("server", name, self._clients)
-        if name in self.disabled:
-            missing.args = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not "
-                            "started; remove that setting to use it",)
-        raise missing
+        disabled = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not started; "
+                    "remove that setting to use it") if name in self.disabled else None
+        raise NotFoundError("server", name, self._clients, message=disabled)
 
     def get(self, name: str) -> Client | None:
         """The client named ``name``, or ``None``."""
@@ -351,13 +349,12 @@ class ClientGroup:
             return by_server_name[0]
         if not refresh:
             return await self._tool(name, True)
-        error = NotFoundError("tool", name, [t.name for t in tools])
+        several = None
         if by_server_name:  # several servers offer it: say which, and the names that tell them apart
             servers = ", ".join(repr(t.client.name) for t in by_server_name)
             names = " or ".join(repr(t.name) for t in by_server_name)
-            error.args = (f"tool {name!r} is offered by several servers ({servers}); use its name in the group: "
-                          f"{names}",)
-        raise error
+            several = f"tool {name!r} is offered by several servers ({servers}); use its name in the group: {names}"
+        raise NotFoundError("tool", name, [t.name for t in tools], message=several)
 
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it)."""

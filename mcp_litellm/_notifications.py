@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import warnings
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
+from mcp_litellm._connection import legacy_call
 from mcp_litellm._errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._listing import ListingMixin, call_handler
 from mcp_litellm._loop import run_async, run_sync
@@ -190,11 +190,7 @@ class NotificationsMixin(ListingMixin):
         level = self._log_level()
 
         async def call(client: Any) -> Any:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                # The session's method: mcp.Client's deprecated wrapper warns again when awaited.
-                pending = client.session.set_logging_level(level=level)
-            return await pending
+            return await legacy_call(lambda: client.session.set_logging_level(level=level))
 
         try:
             await connection.request("logging/setLevel", call, self._timeout(None))
@@ -278,11 +274,9 @@ class NotificationsMixin(ListingMixin):
         connection = self._require_connection()
 
         async def call(client: Any) -> Any:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                session = client.session  # mcp.Client's deprecated wrappers warn again when awaited
-                pending = session.subscribe_resource(uri) if subscribe else session.unsubscribe_resource(uri)
-            return await pending
+            session = client.session
+            return await legacy_call(lambda: session.subscribe_resource(uri) if subscribe
+                                     else session.unsubscribe_resource(uri))
 
         method = "resources/subscribe" if subscribe else "resources/unsubscribe"
         await connection.request(method, call, self._timeout(None))
