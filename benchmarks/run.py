@@ -38,7 +38,7 @@ from _harness import FIXTURE, ROWS, Row, fmt_ms, interleaved, print_table, raw_a
 from mcp import StdioServerParameters  # noqa: E402
 
 import mcp_litellm as ml  # noqa: E402
-from mcp_litellm._loop import run_async  # noqa: E402
+from mcp_litellm._client.loop import run_async  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
 ARGS = {"a": 1, "b": 2}
@@ -247,7 +247,7 @@ async def bench_connect(reps: int, group: int) -> None:
 def bench_conversion(n_tools: int, n_results: int) -> None:
     from mcp_types import TextContent
 
-    from mcp_litellm._tool import Tool, ToolResult
+    from mcp_litellm._client.tool import Tool, ToolResult
 
     schema = {
         "type": "object",

@@ -1,11 +1,13 @@
 """mcp_litellm: Model Context Protocol servers in LiteLLM chats."""
 
 from mcp_litellm import handlers
-from mcp_litellm._chat import Chat
-from mcp_litellm._client import Client, client, use_running_loop
-from mcp_litellm._config import Config, config, configure
-from mcp_litellm._config_file import load_config
-from mcp_litellm._errors import (
+from mcp_litellm._chat.chat import Chat
+from mcp_litellm._chat.message import Chunk, Message, ToolCall
+from mcp_litellm._client.client import Client, client, use_running_loop
+from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
+from mcp_litellm._client.resource import Resource, ResourceTemplate
+from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
+from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
@@ -15,14 +17,13 @@ from mcp_litellm._errors import (
     TransportError,
     UnsupportedFeature,
 )
-from mcp_litellm._group import ClientGroup, aestablish_connection, establish_connection
-from mcp_litellm._message import Chunk, Message, ToolCall
-from mcp_litellm._prompt import Completion, Prompt, PromptArgument
-from mcp_litellm._resource import Resource, ResourceTemplate
-from mcp_litellm._tool import Tool, ToolResult, to_litellm_tools
+from mcp_litellm._core.version import VERSION
+from mcp_litellm._servers.config_file import load_config
+from mcp_litellm._servers.group import ClientGroup, aestablish_connection, establish_connection
 from mcp_litellm._transports import register_transport
+from mcp_litellm.handlers._settings import Config, config, configure
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "Chat",

@@ -8,7 +8,7 @@ object. Built-in names are ``stdio``, ``streamable`` (aliases ``streamable_http`
 This package never imports LiteLLM.
 """
 
-from mcp_litellm._transports._registry import (
+from mcp_litellm._transports.registry import (
     TransportFactory,
     TransportTarget,
     canonical_transport_name,

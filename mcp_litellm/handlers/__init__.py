@@ -8,6 +8,7 @@ Plain functions (sync or async) work wherever a handler class does. Deferred dec
 through :class:`ElicitationRegistry` and :class:`HumanInTheLoopRegistry` from any thread.
 """
 
+from mcp_litellm._client.features import install_features
 from mcp_litellm.handlers._approval import HumanInTheLoopHandler
 from mcp_litellm.handlers._base import (
     Decision,
@@ -21,9 +22,12 @@ from mcp_litellm.handlers._base import (
     guard,
     reject,
 )
+from mcp_litellm.handlers._client_features import ClientFeatureSet
 from mcp_litellm.handlers._elicitation import Elicitation, ElicitationHandler
 from mcp_litellm.handlers._registry import ElicitationRegistry, HumanInTheLoopRegistry
 from mcp_litellm.handlers._sampling import Sample, SamplingHandler
+
+install_features(ClientFeatureSet)  # every Client gets its sampling, elicitation, roots and approval here
 
 __all__ = [
     "Decision",

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Mapping
+from typing import Any, ClassVar, TypeAlias
 
 from mcp_types import ToolAnnotations
 
-from mcp_litellm._config import HandlerSpec
 from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
+from mcp_litellm.handlers._settings import HandlerSpec
 
 logger = logging.getLogger("mcp_litellm")
 
 __all__ = ["HumanInTheLoopHandler", "decide_tool_call"]
 
 _BY_THE_USER = "denied by the user"  # the reason of a denial that gives none
+
+
+ApprovalOutcome: TypeAlias = "Decision | bool | str | None"
+"""What a :class:`HumanInTheLoopHandler`'s ``execute`` (or an approval function) returns."""
 
 
 class HumanInTheLoopHandler(Handler):
@@ -32,6 +36,7 @@ class HumanInTheLoopHandler(Handler):
     """
 
     default_options: ClassVar[Mapping[str, Any]] = {"timeout": 300.0}
+    kind = "human_in_the_loop"
     _stop_kind = "deny"
 
     def __init__(self, *, tool_name: str, parameters: dict[str, Any], annotations: ToolAnnotations | None,
@@ -42,6 +47,11 @@ class HumanInTheLoopHandler(Handler):
         self.annotations = annotations
         self.approval_id = approval_id
         self.tool = tool
+
+    def execute(self) -> ApprovalOutcome | Awaitable[ApprovalOutcome]:
+        """Decide (sync or async): ``self.approve()``, ``self.deny(reason)``, ``self.defer(timeout)``, ``True``,
+        ``False`` or a denial reason."""
+        raise NotImplementedError(f"{type(self).__name__} must implement execute()")
 
     def approve(self) -> Decision:
         """Let the call run."""

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import anyio.to_thread
 
-from mcp_litellm._errors import ConfigError
+from mcp_litellm._core.errors import ConfigError
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -134,6 +134,8 @@ class Handler:
     """
 
     default_options: ClassVar[Mapping[str, Any]] = {}
+    kind: ClassVar[str] = ""
+    """What the handler answers: ``"sampling"``, ``"elicitation"`` or ``"human_in_the_loop"``."""
     _guard_names: ClassVar[tuple[str, ...]] = ()
     _stop_kind: ClassVar[str] = "reject"
 

@@ -8,14 +8,15 @@ import functools
 import logging
 import re
 import uuid
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitRequestFormParams, ElicitResult, ErrorData
 
-from mcp_litellm._config import ElicitationSettings
 from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
 from mcp_litellm.handlers._registry import ElicitationRegistry
+from mcp_litellm.handlers._settings import ElicitationSettings
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -121,6 +122,10 @@ class Elicitation:
         return schema_errors(content, self.requested_schema)
 
 
+ElicitationOutcome: TypeAlias = "Decision | Mapping[str, Any] | bool | str | None"
+"""What an :class:`ElicitationHandler`'s ``execute`` (or an elicitation function) returns."""
+
+
 class ElicitationHandler(Handler):
     """Base class for elicitation handlers: implement ``execute`` returning ``self.accept(content)``,
     ``self.decline(reason)``, ``self.cancel(reason)`` or ``self.defer()`` (then complete it with
@@ -129,11 +134,17 @@ class ElicitationHandler(Handler):
     Option ``timeout``: seconds a deferred elicitation waits (default: the client's setting).
     """
 
+    kind = "elicitation"
     _stop_kind = "decline"
 
     def __init__(self, elicitation: Elicitation, *, client_name: str, options: dict[str, Any] | None = None) -> None:
         super().__init__(client_name=client_name, options=options)
         self.elicitation = elicitation
+
+    def execute(self) -> ElicitationOutcome | Awaitable[ElicitationOutcome]:
+        """Decide (sync or async): ``self.accept(content)``, ``self.decline(reason)``, ``self.cancel(reason)``,
+        ``self.defer()``, or a content dict (accept)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement execute()")
 
     def accept(self, content: dict[str, Any] | None = None) -> Decision:
         """Accept with ``content`` (form mode; validated against the schema) or nothing (URL mode)."""

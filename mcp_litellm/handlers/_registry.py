@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from mcp_litellm._errors import ConfigError
+from mcp_litellm._core.errors import ConfigError
 from mcp_litellm.handlers._base import Decision
 
 __all__ = ["ElicitationRegistry", "HumanInTheLoopRegistry"]

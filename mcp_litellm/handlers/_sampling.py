@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, ModelPreferences, SamplingMessage
 
-from mcp_litellm import _sampling
-from mcp_litellm._config import SamplingSettings
+from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._core import sampling as _sampling
 from mcp_litellm._llm import acompletion, model_metadata, router_model_names
-from mcp_litellm._loop import run_async, run_sync
 from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, call_user, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
+from mcp_litellm.handlers._settings import SamplingSettings
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -107,6 +107,10 @@ def verdict_reason(verdict: Any, default: str) -> str | None:
     return default
 
 
+SamplingOutcome: TypeAlias = "Decision | bool"
+"""What a :class:`SamplingHandler`'s ``execute`` returns."""
+
+
 class SamplingHandler(Handler):
     """Base class for sampling handlers: implement ``execute`` returning ``self.accept(response)`` or
     ``self.reject(reason)`` (or ``True`` for the default completion, ``False`` to reject).
@@ -124,6 +128,7 @@ class SamplingHandler(Handler):
     """
 
     default_options: ClassVar[Mapping[str, Any]] = {"model": None, "default_model": None}
+    kind = "sampling"
     _stop_kind = "reject"
 
     def __init__(self, sample: Sample, *, client_name: str, options: dict[str, Any] | None = None,
@@ -131,6 +136,11 @@ class SamplingHandler(Handler):
         super().__init__(client_name=client_name, options=options)
         self.sample = sample
         self._runner = runner
+
+    def execute(self) -> SamplingOutcome | Awaitable[SamplingOutcome]:
+        """Decide (sync or async): ``self.accept(response)``, ``self.reject(reason)``, ``True`` (the default
+        completion) or ``False`` (reject)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement execute()")
 
     def accept(self, response: Any = None) -> Decision:
         """Answer with ``response``: a LiteLLM response, a string, or an SDK result/content block

@@ -131,7 +131,7 @@ def test_url_query_secrets_never_shown(fixture_http, caplog, transport):
 
 
 def test_redact_url_masks_secret_query_values_only():
-    from mcp_litellm._redact import redact_url
+    from mcp_litellm._core.redact import redact_url
 
     assert redact_url("https://h/mcp?key=a&token=b&secret=c&password=d&apiKey=e&page=2") == (
         "https://h/mcp?key=***&token=***&secret=***&password=***&apiKey=***&page=2")

@@ -21,8 +21,8 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from mcp_litellm import _sampling
-from mcp_litellm._sampling import SamplingConversionError
+from mcp_litellm._core import sampling as _sampling
+from mcp_litellm._core.sampling import SamplingConversionError
 
 IMG = base64.b64encode(b"\x89PNG fake").decode()
 WEATHER = Tool(name="get_weather", description="Weather.", input_schema={

@@ -17,7 +17,7 @@ COMMANDS = ["servers", "tools", "resources", "prompts", "call", "read", "prompt"
 
 def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
         timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_litellm._cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "mcp_litellm", *args], input=stdin, capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
@@ -248,7 +248,7 @@ def test_read_resources_and_templates(tmp_path, marker):
     config = write_config(tmp_path, {"fixture": fixture_entry("fixture", marker), "demo": {
         "command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}})
     # the URI decides the server: a resource of the fixture server, and a URI matching its template
-    raw = subprocess.run([sys.executable, "-m", "mcp_litellm._cli", "read", "--config", config,
+    raw = subprocess.run([sys.executable, "-m", "mcp_litellm", "read", "--config", config,
                           "file:///images/pixel.png"], capture_output=True, timeout=90)
     assert raw.returncode == 0, raw.stderr
     assert raw.stdout.startswith(b"\x89PNG\r\n")

@@ -16,7 +16,7 @@ MODEL = "openai/gpt-4o-mini"
 
 def chat(url: str, stdin: str, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DISABLE_AIOHTTP_TRANSPORT": "True"}
-    return subprocess.run([sys.executable, "-m", "mcp_litellm._cli", "chat", "--model", MODEL, "--api-base", url,
+    return subprocess.run([sys.executable, "-m", "mcp_litellm", "chat", "--model", MODEL, "--api-base", url,
                            "--api-key", "sk-test", *extra], input=stdin, capture_output=True, text=True,
                           timeout=120, env=env)
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._config_file import ServerConfig
+from mcp_litellm._servers.config_file import ServerConfig
 
 ENV = {"HOME_DIR": "/home/me", "TOKEN": "s3cr3t-token", "EMPTY": ""}
 

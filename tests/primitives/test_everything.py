@@ -9,7 +9,7 @@ import pytest
 from mcp_types import EmbeddedResource, ImageContent, ResourceLink, TextContent
 
 import mcp_litellm as ml
-from mcp_litellm._notifications import LOG_LEVELS
+from mcp_litellm._client.notifications import LOG_LEVELS
 
 pytestmark = pytest.mark.thirdparty
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._naming import distinct_names, safe_tool_name
+from mcp_litellm._core.naming import distinct_names, safe_tool_name
 
 SAFE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

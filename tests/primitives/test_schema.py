@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._schema import provider_family, schema_for_model
+from mcp_litellm._core.schema import provider_family, schema_for_model
 
 COMPLEX: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -1,0 +1,1 @@
+"""The chat: a LiteLLM conversation with its tool loop, streaming and messages."""

@@ -1,0 +1,1 @@
+"""One MCP server: the ``Client``, its connection and loop, listings, notifications, roots and primitives."""

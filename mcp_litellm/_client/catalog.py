@@ -1,0 +1,213 @@
+"""What a server offers: tools (listing and calling), plus resources, prompts and notifications.
+
+``CatalogMixin`` is part of :class:`mcp_litellm.Client`; it relies on the client core for the
+connection (``_require_connection``), timeouts (``_timeout``) and the approval hook. Resources and
+templates live in ``_resource``, prompts and completion in ``_prompt``, notification handling in
+``_notifications``; this class puts them together.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import inspect
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcp_types import CallToolResult
+
+from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
+from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.notifications import NotificationsMixin
+from mcp_litellm._client.prompt import PromptsMixin
+from mcp_litellm._client.resource import ResourcesMixin
+from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._core.errors import ConfigError, NotFoundError
+from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.connection import Connection
+
+logger = logging.getLogger("mcp_litellm")
+T = TypeVar("T")
+
+_OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
+
+__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "call_handler", "paginate"]
+
+
+@dataclass(frozen=True)
+class ToolFilter:
+    """Which of its server's tools a client offers: a config's ``include_tools`` / ``exclude_tools``.
+
+    Patterns are tool names or globs (``"write_*"``), matched against the server's name for a tool and
+    the client's name for it. A left-out tool is neither listed nor callable through the client.
+    """
+
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
+
+    def why_left_out(self, *names: str) -> str | None:
+        """Why a tool with these names is left out (the setting's name), or ``None`` if it is offered."""
+        def matches(patterns: tuple[str, ...]) -> bool:
+            return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
+
+        if self.include is not None and not matches(self.include):
+            return "not in include_tools"
+        if matches(self.exclude):
+            return "excluded by exclude_tools"
+        return None
+
+    def apply(self, tools: list[Tool]) -> list[Tool]:
+        """The tools this filter lets through, in order."""
+        return [tool for tool in tools if self.why_left_out(tool.mcp_name, tool.name) is None]
+
+
+def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
+    """Give tools whose provider-safe names collide on one server distinct names (see ``distinct_names``)."""
+    originals = [f"{t.client.name}{PREFIX_SEPARATOR}{t.mcp_name}" if t.client.with_prefix else t.mcp_name
+                 for t in tools]
+    for tool, name in zip(tools, distinct_names([t.name for t in tools], originals), strict=True):
+        tool.name = name
+    return tools
+
+
+def _accepts_four(fn: Any) -> bool:
+    """Whether a progress handler takes a fourth positional argument (the tool name)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) >= 4
+
+
+class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
+    """Tools, resources, templates, prompts and notifications of a server."""
+
+    name: str
+    with_prefix: bool
+    max_result_chars: int | None
+    tool_filter: ToolFilter | None = None
+    """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
+    _catalog_cache: dict[str, Any]
+    _progress_handlers: list[ProgressHandler]
+
+    if TYPE_CHECKING:  # provided by the client core and FeaturesMixin (stubs here would shadow them)
+        def _require_connection(self) -> Connection: ...
+        def _timeout(self, timeout: float | None) -> float: ...
+        async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None: ...
+        def _request_meta(self) -> dict[str, Any] | None: ...
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    async def _list_tools(self, refresh: bool) -> list[Tool]:
+        return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
+                                       self._make_tool, refresh, self._finish_tools)
+
+    def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
+        """Distinct names over all the server's tools (so they never depend on the filter), then the filter."""
+        tools = _distinct_tool_names(tools)
+        return tools if self.tool_filter is None else self.tool_filter.apply(tools)
+
+    def _make_tool(self, sdk_tool: Any) -> Tool:
+        return Tool(
+            name=safe_tool_name(sdk_tool.name, self.name if self.with_prefix else None),
+            mcp_name=sdk_tool.name,
+            title=sdk_tool.title or (sdk_tool.annotations.title if sdk_tool.annotations else None),
+            description=sdk_tool.description or "",
+            input_schema=dict(sdk_tool.input_schema or {}),
+            output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None,
+            annotations=_with_spec_defaults(sdk_tool.annotations),
+            client=self,  # type: ignore[arg-type]
+        )
+
+    def tools(self, refresh: bool = False) -> list[Tool]:
+        """The server's tools (fetched once, then cached until ``refresh=True`` or a list_changed)."""
+        return run_sync(self._list_tools(refresh))
+
+    async def atools(self, refresh: bool = False) -> list[Tool]:
+        """Async twin of :meth:`tools`."""
+        return await run_async(self._list_tools(refresh))
+
+    async def _find_tool(self, name: str, refresh: bool) -> Tool:
+        try:
+            found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
+        except NotFoundError as error:
+            reason = self.tool_filter.why_left_out(name) if self.tool_filter is not None else None
+            if reason is None:
+                raise
+            raise NotFoundError("tool", name, error.available, message=(
+                f"tool {name!r} of server {self.name!r} is {reason} in the server's config; "
+                f"available: {error.listing}")) from None
+        return found
+
+    def tool(self, name: str, refresh: bool = False) -> Tool:
+        """The tool called ``name`` (its LiteLLM name or the server's name); ``NotFoundError`` if absent."""
+        return run_sync(self._find_tool(name, refresh))
+
+    async def atool(self, name: str, refresh: bool = False) -> Tool:
+        """Async twin of :meth:`tool`."""
+        return await run_async(self._find_tool(name, refresh))
+
+    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+                       on_progress: ProgressHandler | None) -> ToolResult:
+        if parameters is not None and not isinstance(parameters, Mapping):
+            raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
+        if isinstance(name, Tool) and name.client is self:
+            tool = name  # a Tool calls itself: no lookup, so no name can stand for another tool
+        else:
+            tool = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False)
+        arguments = dict(parameters or {})
+        denial = await self._approve_tool_call(tool, arguments)
+        if denial is not None:
+            return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
+        connection = self._require_connection()
+        progress = self._progress_callback(tool.mcp_name, on_progress)
+        meta = self._request_meta()
+
+        async def call(client: Any) -> CallToolResult:
+            called: CallToolResult = await client.call_tool(tool.mcp_name, arguments, progress_callback=progress,
+                                                            meta=meta)
+            return called
+
+        try:
+            result = await connection.request("tools/call", call, self._timeout(timeout))
+        except RuntimeError as exc:  # the SDK's output-schema check
+            if not str(exc).startswith(_OUTPUT_SCHEMA_ERRORS) and "output schema" not in str(exc):
+                raise
+            return ToolResult.error(f"Error: the tool's result did not match its output schema: {exc}",
+                                    tool.mcp_name)
+        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars)
+
+    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> Any:
+        handlers = [(on_progress, False)] if on_progress else []
+        handlers += [(h, _accepts_four(h)) for h in self._progress_handlers]
+        if not handlers:
+            return None
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            for handler, with_name in handlers:
+                try:
+                    await call_handler(handler, value, total, message, *((tool_name,) if with_name else ()))
+                except Exception:
+                    logger.exception("progress handler for %s on %r failed", tool_name, self.name)
+
+        return progress
+
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+        """Call tool ``name`` with ``parameters``; returns a :class:`ToolResult` (``is_error`` for tool errors).
+
+        ``name`` is the tool's LiteLLM name or the server's name for it, or a :class:`Tool` of this client.
+
+        Raises ``NotFoundError`` for an unknown name, ``TimeoutError``, ``TransportError`` or
+        ``ServerError`` when the call itself fails.
+        """
+        return run_sync(self._execute(name, parameters, timeout, on_progress))
+
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                            timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+        """Async twin of :meth:`execute_tool`."""
+        return await run_async(self._execute(name, parameters, timeout, on_progress))

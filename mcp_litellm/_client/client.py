@@ -1,0 +1,395 @@
+"""``Client``: one MCP server, usable from sync and async code alike.
+
+Every public blocking method has an ``a``-prefixed async twin. Both run the same coroutine on the
+background loop (see ``_loop``); no behaviour lives only in the sync path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import inspect
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec
+
+from mcp_types import Implementation, ServerCapabilities
+
+from mcp_litellm._client.catalog import CatalogMixin
+from mcp_litellm._client.connection import Connection, SessionOptions
+from mcp_litellm._client.features import build_features
+from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
+from mcp_litellm._client.roots import Roots
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
+from mcp_litellm._core.redact import redact_config
+from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName
+from mcp_litellm._core.version import VERSION
+from mcp_litellm._transports import canonical_transport_name
+
+if TYPE_CHECKING:
+    from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
+    from mcp_litellm.handlers._types import (
+        ApprovalHandlerArg,
+        ElicitationArg,
+        ElicitationHandlerArg,
+        RootsArg,
+        SamplingArg,
+        SamplingHandlerArg,
+    )
+
+logger = logging.getLogger("mcp_litellm")
+
+P = ParamSpec("P")
+_PROTOCOLS = ("auto", "legacy")
+_live_clients: weakref.WeakSet[Client] = weakref.WeakSet()
+
+
+class Client(CatalogMixin):
+    """A connection to one MCP server.
+
+    Args:
+        name: a short name for the server; used in logs, errors and (with ``with_prefix``) tool names.
+        transport_type: ``"stdio"``, ``"streamable"`` (aliases ``"streamable_http"``, ``"http"``),
+            ``"sse"``, ``"memory"``, or a name added with :func:`register_transport`.
+        config: the transport's settings: ``command``/``args``/``env``/``cwd`` for stdio;
+            ``url``/``headers``/``timeout``/``auth`` for HTTP; ``server`` for memory.
+        start: connect immediately (blocking). Pass ``False`` and use ``await client.astart()`` or
+            ``async with client`` from async code.
+        request_timeout: seconds each request may take; a per-call ``timeout=`` overrides it.
+        protocol: ``"auto"`` (negotiate 2026-07-28 with servers that speak it, else the classic
+            initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
+        with_prefix: name tools ``"{name}__{tool}"`` so several servers never collide.
+        max_result_chars: cut tool results longer than this (with a marker saying how much was cut).
+        sampling: ``True``/``False``, a sampling handler, or a mapping of sampling settings
+            (default: ``ml.config.sampling``, off unless configured).
+        elicitation: ``True``/``False``, an elicitation handler, or a mapping of settings.
+        roots: directories offered to the server as roots (``None``: no roots capability).
+        human_in_the_loop: a tool-call approval handler (``on_human_in_the_loop`` is the same option).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        transport_type: TransportName = "stdio",
+        config: Mapping[str, Any] | None = None,
+        *,
+        start: bool = True,
+        request_timeout: float = 30.0,
+        protocol: str = "auto",
+        with_prefix: bool = False,
+        max_result_chars: int | None = None,
+        sampling: SamplingArg | NotGiven = NOT_GIVEN,
+        elicitation: ElicitationArg | NotGiven = NOT_GIVEN,
+        roots: RootsArg | NotGiven = NOT_GIVEN,
+        human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
+        on_human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
+        **unknown: NoReturn,
+    ) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"a client needs a non-empty name, got {name!r}")
+        if unknown:  # type checkers refuse them already; say so at run time too
+            raise ConfigError(f"unknown option(s) for client {name!r}: {', '.join(sorted(unknown))}")
+        if config is not None and not isinstance(config, Mapping):
+            raise ConfigError(f"config must be a mapping, got {type(config).__name__}")
+        if not isinstance(request_timeout, int | float) or isinstance(request_timeout, bool) or request_timeout <= 0:
+            raise ConfigError(f"request_timeout must be a positive number of seconds, got {request_timeout!r}")
+        if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
+            raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, got {protocol!r}")
+        self.name = name
+        self.transport_type = canonical_transport_name(transport_type)
+        self.config: Mapping[str, Any] = dict(config or {})
+        self.request_timeout = float(request_timeout)
+        self.protocol = protocol
+        self.with_prefix = with_prefix
+        if max_result_chars is not None and (not isinstance(max_result_chars, int) or max_result_chars < 1):
+            raise ConfigError(f"max_result_chars must be a positive integer or None, got {max_result_chars!r}")
+        self.max_result_chars = max_result_chars
+        self._catalog_cache: dict[str, Any] = {}
+        self._progress_handlers: list[Any] = []
+        self._connection: Connection | None = None
+        self._state_lock = threading.Lock()
+        self._init_notifications()
+        given = {"sampling": sampling, "elicitation": elicitation, "roots": roots,
+                 "human_in_the_loop": human_in_the_loop, "on_human_in_the_loop": on_human_in_the_loop}
+        self._features = build_features(self, {k: v for k, v in given.items() if v is not NOT_GIVEN})
+        if start:
+            self.start()
+
+    def _session_options(self) -> SessionOptions:
+        """What the next session is built with: client features, then notifications, add callbacks."""
+        info = Implementation(name="mcp-litellm", version=VERSION)
+        options = SessionOptions(protocol=self.protocol, client_info=info)
+        self._features.add_session_callbacks(options)
+        self._add_notification_callbacks(options)
+        return options
+
+    def _on_connected(self) -> None:
+        """Run on the background loop after a (re)connect: per-session caches start empty."""
+        self._invalidate()
+
+    async def _approve_tool_call(self, tool: Any, arguments: dict[str, Any]) -> str | None:
+        return await self._features.approve_tool_call(tool, arguments)
+
+    # -- client features -----------------------------------------------------------------------------
+
+    @property
+    def sampling_settings(self) -> SamplingSettings:
+        """This client's sampling settings (global defaults with its own on top)."""
+        return self._features.sampling_settings
+
+    @property
+    def elicitation_settings(self) -> ElicitationSettings:
+        """This client's elicitation settings (global defaults with its own on top)."""
+        return self._features.elicitation_settings
+
+    @property
+    def roots(self) -> Roots:
+        """The roots this client offers: ``client.roots.paths``, ``.add(path)``, ``.remove(path)``."""
+        return self._features.roots
+
+    def on_sampling(self, handler: SamplingHandlerArg | None = None, **options: Any) -> Client:
+        """Enable sampling, answered by ``handler`` (a ``SamplingHandler`` class with option
+        overrides, or a function ``fn(sample)``; ``None``: the default LiteLLM completion).
+
+        On a running client that did not advertise sampling, the session is re-initialised.
+        Returns the client.
+        """
+        self._features.on_sampling(handler, options)
+        return self
+
+    def on_elicitation(self, handler: ElicitationHandlerArg, **options: Any) -> Client:
+        """Enable elicitation, answered by ``handler`` (an ``ElicitationHandler`` class with option
+        overrides, or a function ``fn(elicitation)``). Re-initialises a running session that did not
+        advertise elicitation. Returns the client."""
+        self._features.on_elicitation(handler, options)
+        return self
+
+    def on_human_in_the_loop(self, handler: ApprovalHandlerArg | None, **options: Any) -> Client:
+        """Ask ``handler`` before every tool call of this client (``None`` removes it).
+
+        ``handler`` is a ``HumanInTheLoopHandler`` class (with option overrides) or a function
+        ``fn(tool_name, parameters)`` returning ``True`` (run), ``False`` or a reason string (deny).
+        A denied call returns the error result "Tool call was denied: <reason>" without contacting
+        the server (the reason is "denied by the user" when the handler gave none). Returns the client.
+        """
+        self._features.on_human_in_the_loop(handler, options)
+        return self
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        if self._connection is not None and self._connection.alive:
+            return
+        if self._connection is not None:
+            await self._connection.close()
+        connection = Connection(self.name, self.transport_type, self.config, self._session_options())
+        connection.on_reinitialised = self._reinitialised
+        self._connection = connection
+        await connection.open(self.request_timeout)
+        _live_clients.add(self)
+        self._on_connected()
+        await self._after_connect()  # notifications: server log level, listen stream, subscriptions
+        logger.debug("connected to server %r (%s, protocol %s)", self.name, self.transport_type,
+                     self.protocol_version)
+
+    async def _reinitialised(self) -> None:
+        """Run on the background loop when an expired HTTP session was replaced: as after a connect."""
+        self._on_connected()
+        await self._after_connect()
+
+    async def _stop(self) -> None:
+        await self._before_stop()  # notifications: stop the listen stream while the session is still up
+        connection, self._connection = self._connection, None
+        _live_clients.discard(self)
+        if connection is not None:
+            await connection.close()
+
+    async def _restart(self) -> None:
+        await self._stop()
+        await self._start()
+
+    def start(self) -> Client:
+        """Connect to the server (no-op when already connected). Returns the client."""
+        run_sync(self._start())
+        return self
+
+    async def astart(self) -> Client:
+        """Async twin of :meth:`start`."""
+        await run_async(self._start())
+        return self
+
+    def stop(self) -> None:
+        """Close the session; a stdio server process (and what it spawned) is terminated."""
+        run_sync(self._stop())
+
+    async def astop(self) -> None:
+        """Async twin of :meth:`stop`."""
+        await run_async(self._stop())
+
+    def restart(self) -> Client:
+        """Stop (if needed) and connect again, e.g. after the server process died."""
+        run_sync(self._restart())
+        return self
+
+    async def arestart(self) -> Client:
+        """Async twin of :meth:`restart`."""
+        await run_async(self._restart())
+        return self
+
+    def is_alive(self) -> bool:
+        """True while the session is connected and usable."""
+        connection = self._connection
+        return connection is not None and connection.alive
+
+    async def _ping(self, timeout: float | None) -> bool:
+        connection = self._connection
+        if connection is None or not connection.alive:
+            return False
+        modern = not (connection.client.protocol_version or "").startswith(("2024", "2025"))
+
+        async def call(client: Any) -> Any:
+            if modern:
+                return await client.session.discover()
+            return await client.session.send_ping()
+
+        try:
+            await connection.request("ping", call, self._timeout(timeout))
+        except MCPLiteLLMError as exc:
+            logger.debug("ping to server %r failed: %s", self.name, exc)
+            return False
+        return True
+
+    def ping(self, *, timeout: float | None = None) -> bool:
+        """Check the server answers; True or False, never raises for a dead server."""
+        return run_sync(self._ping(timeout))
+
+    async def aping(self, *, timeout: float | None = None) -> bool:
+        """Async twin of :meth:`ping`."""
+        return await run_async(self._ping(timeout))
+
+    def __enter__(self) -> Client:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> Client:
+        return await self.astart()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.astop()
+
+    # -- what the server told us -------------------------------------------------------------------
+
+    def _sdk(self) -> Any:
+        connection = self._connection
+        if connection is None:
+            raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
+        return connection.client
+
+    @property
+    def server_info(self) -> Implementation | None:
+        """The server's name and version (``None`` if a 2026-era server did not say)."""
+        return self._sdk().server_info  # type: ignore[no-any-return]
+
+    @property
+    def capabilities(self) -> ServerCapabilities:
+        """The capabilities the server advertised."""
+        return self._sdk().server_capabilities  # type: ignore[no-any-return]
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's usage instructions, if it sent any."""
+        return self._sdk().instructions  # type: ignore[no-any-return]
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol version, e.g. ``"2025-11-25"`` or ``"2026-07-28"``."""
+        return self._sdk().protocol_version  # type: ignore[no-any-return]
+
+    # -- plumbing for feature modules ---------------------------------------------------------------
+
+    def _timeout(self, timeout: float | None) -> float:
+        if timeout is None:
+            return self.request_timeout
+        if not isinstance(timeout, int | float) or timeout <= 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        return float(timeout)
+
+    def _require_connection(self) -> Connection:
+        connection = self._connection
+        if connection is None:
+            raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
+        return connection
+
+    def __repr__(self) -> str:
+        state = "alive" if self.is_alive() else "stopped"
+        return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "
+                f"config={redact_config(self.config)!r}, {state})")
+
+
+def _with_signature_of(cls: Callable[P, Client]) -> Callable[[Callable[..., Client]], Callable[P, Client]]:
+    """Give a factory function ``cls``'s parameters, for type checkers and ``inspect`` alike."""
+    def apply(factory: Callable[..., Client]) -> Callable[P, Client]:
+        signature = inspect.signature(cls).replace(return_annotation=getattr(cls, "__name__", None))
+        factory.__signature__ = signature  # type: ignore[attr-defined]
+        return factory
+
+    return apply
+
+
+@_with_signature_of(Client)
+def client(*args: Any, **kwargs: Any) -> Client:
+    """Create a :class:`Client` (the same as ``Client(...)``, with the same parameters); connects at once
+    unless ``start=False``."""
+    return Client(*args, **kwargs)
+
+
+def use_running_loop() -> None:
+    """Run MCP sessions on the calling coroutine's event loop instead of the library's background loop.
+
+    Call it from async code, before starting clients (``asyncio.run(main())`` with this as the first line
+    of ``main``). Async methods then run directly on your loop, without crossing threads: the fastest way
+    to call tools from async code. Until that loop closes, blocking methods work only from other threads
+    (on the loop's own thread they raise, as they would block it); afterwards the background loop serves
+    new clients again. Clients started before must be stopped first (``ConfigError`` otherwise).
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise ConfigError(
+            "ml.use_running_loop() must be called from async code (inside the coroutine you pass to "
+            "asyncio.run), so there is a running loop to use"
+        ) from None
+    if adopted_loop() is loop:
+        return
+    live = sorted(c.name for c in _live_clients if c.is_alive())
+    if live:
+        raise ConfigError(
+            f"ml.use_running_loop() was called while clients run on another event loop: {', '.join(live)}; "
+            "stop them first, or call it before starting any client"
+        )
+    if adopted_loop() is not None:
+        raise ConfigError(
+            "ml.use_running_loop() was already called from another event loop that is still open; "
+            "only one loop can own the MCP sessions at a time"
+        )
+    adopt(loop)
+
+
+@atexit.register
+def _stop_all_at_exit() -> None:
+    adopted = adopted_loop()  # an adopted loop left open: stop its clients on it (this is its thread)
+    for live in list(_live_clients):
+        try:
+            if adopted is not None and not adopted.is_running():
+                adopted.run_until_complete(live._stop())
+            else:
+                live.stop()
+        except Exception:  # pragma: no cover - best effort at interpreter exit
+            logger.debug("stopping %r at exit failed", live, exc_info=True)

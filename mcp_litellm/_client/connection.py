@@ -1,0 +1,523 @@
+"""One live MCP session, opened and closed by a single owner task on the background loop.
+
+The owner task enters the transport and ``mcp.Client`` and then waits for a stop request, so the
+anyio cancel scopes are always entered and exited by the same task, whoever asks for the close.
+Every request goes through :meth:`Connection.request`, which applies the timeout and translates
+SDK and transport failures into mcp_litellm's exceptions in one place.
+
+A streamable HTTP server may forget a session (idle expiry, restart): it then answers 404 to the
+session's id. The connection re-initialises once, on a fresh transport, and retries the request;
+if the new session is forgotten right away too, the request fails with ``TransportError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextvars
+import logging
+import sys
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+import mcp
+from mcp import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+from pydantic import ValidationError
+
+from mcp_litellm._client.loop import get_loop
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
+from mcp_litellm._transports import open_transport
+from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
+from mcp_litellm._transports.stdio import ExitReport, exit_report, server_label
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
+T = TypeVar("T")
+
+
+def legacy_call(make: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+    """``make()``, a call of a 2025-era method of the SDK's session (log level, subscriptions, roots).
+
+    The SDK marks these deprecated as of 2026-07-28 and warns when they are called; we call them only
+    on 2025-era connections, so the warning would only puzzle our users. Call the session's method,
+    not ``mcp.Client``'s wrapper, which is deprecated too and calls it again when awaited.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return make()
+logger = logging.getLogger("mcp_litellm")
+
+_CLOSE_GRACE = 10.0
+"""Seconds the owner task gets to shut the session down before it is cancelled."""
+
+# The deadline around each request: asyncio's own (3.11+) costs a timer and a task.cancel(); anyio's
+# cancel scope, needed on 3.10, does more bookkeeping per request. Both raise builtins.TimeoutError.
+if sys.version_info >= (3, 11):
+    _request_deadline = asyncio.timeout
+else:  # pragma: no cover - Python 3.10
+
+    @asynccontextmanager
+    async def _request_deadline(timeout: float | None) -> AsyncIterator[None]:
+        with anyio.fail_after(timeout):
+            yield
+
+
+_SDK_STAND_INS = {
+    (INTERNAL_ERROR, "Server returned an error response"),
+    (METHOD_NOT_FOUND, "Not Found"),
+    (INVALID_REQUEST, "Session terminated"),
+}
+"""The JSON-RPC errors mcp's streamable HTTP client makes up for an HTTP error without a JSON-RPC body."""
+
+_in_reinit_hook: contextvars.ContextVar[bool] = contextvars.ContextVar("mcp_litellm_in_reinit_hook", default=False)
+
+
+@dataclass
+class SessionOptions:
+    """What ``mcp.Client`` is built with; callbacks left ``None`` are not advertised."""
+
+    protocol: str = "auto"
+    sampling_callback: Any = None
+    sampling_capabilities: Any = None
+    elicitation_callback: Any = None
+    list_roots_callback: Any = None
+    logging_callback: Any = None
+    message_handler: Any = None
+    log_level: Any = None
+    client_info: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _WatchedReadStream:
+    """Delegates to the transport's read stream and reports when it ends."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedReadStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
+@asynccontextmanager
+async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
+    async with transport as (read_stream, write_stream):
+        yield _WatchedReadStream(read_stream, on_end), write_stream
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _SessionExpired(TransportError):
+    """The HTTP server answered 404 to a request naming a session it used to know."""
+
+    def __init__(self, server: str, method: str) -> None:
+        super().__init__(
+            f"server {server!r} answered HTTP 404 to {method}: {http_status_advice(404, with_session=True)}",
+            http_status=404,
+        )
+
+
+def http_error(status: int, reason: str, *, lead: str, detail: str | None = None) -> TransportError:
+    """A ``TransportError`` for an HTTP error status: ``lead`` says who and when, then what it means."""
+    phrase = f"HTTP {status} {reason}".strip()
+    said = f" (the server said: {detail[:200]})" if detail else ""
+    return TransportError(f"{lead} {phrase}{said}; {http_status_advice(status)}", http_status=status)
+
+
+def _http_failure(failure: HttpStatus, exc: MCPError, *, server: str, method: str) -> MCPLiteLLMError | None:
+    """Map a JSON-RPC error that came with an HTTP error status; ``None`` keeps it a ``ServerError``."""
+    status = failure.status
+    if status == 404 and failure.with_session and exc.code != METHOD_NOT_FOUND:
+        return _SessionExpired(server, method)
+    stand_in = (exc.code, exc.message) in _SDK_STAND_INS or exc.code == CONNECTION_CLOSED
+    if not (stand_in or status in (401, 403) or status >= 500):
+        return None  # a JSON-RPC error the server chose to send with a 4xx status (2026-07-28 does that)
+    return http_error(status, failure.reason, lead=f"server {server!r} answered {method} with",
+                      detail=None if stand_in else exc.message)
+
+
+def translate(
+    exc: BaseException, *, server: str, method: str, timeout: float | None, http: HttpObserver | None = None
+) -> MCPLiteLLMError | None:
+    """Map an SDK or transport exception to ours; ``None`` when it is not ours to translate.
+
+    ``http`` is what the HTTP layer answered while the request ran (streamable HTTP only): with it,
+    an error the SDK made up for an HTTP status becomes a ``TransportError`` that names the status.
+    """
+    if isinstance(exc, MCPLiteLLMError):
+        return exc
+    if isinstance(exc, MCPError):
+        failure = http.failure() if http is not None else None
+        if failure is not None:
+            mapped = _http_failure(failure, exc, server=server, method=method)
+            if mapped is not None:
+                return mapped
+        if exc.code == CONNECTION_CLOSED:
+            why = f" ({exc.message})" if exc.message and exc.message != "Connection closed" else ""
+            return TransportError(f"the connection to server {server!r} closed during {method}{why}")
+        if exc.code == REQUEST_TIMEOUT:
+            return TimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
+        return ServerError(exc.code, exc.message, exc.data, method=method)
+    if isinstance(exc, builtins.TimeoutError):
+        return TimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
+    if isinstance(exc, httpx2.HTTPStatusError):
+        return http_error(exc.response.status_code, exc.response.reason_phrase,
+                          lead=f"server {server!r} answered {method} with")
+    if isinstance(exc, httpx2.HTTPError | OSError | anyio.BrokenResourceError | anyio.ClosedResourceError):
+        return TransportError(f"transport failure talking to server {server!r} during {method}: {_describe(exc)}")
+    if isinstance(exc, ValidationError):
+        return ServerError(-32603, f"server {server!r} sent a malformed {method} result: {exc}", method=method)
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            mapped = translate(inner, server=server, method=method, timeout=timeout, http=http)
+            if mapped is not None:
+                return mapped
+    return None
+
+
+class _Session:
+    """One ``mcp.Client`` on one freshly opened transport, entered and left by its own owner task."""
+
+    def __init__(self, name: str, target: Any, options: SessionOptions) -> None:
+        self.name = name
+        self._target = target
+        self._options = options
+        self._client: mcp.Client | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._closed = asyncio.Event()
+        self._error: BaseException | None = None
+        self._alive = False
+        self._task: asyncio.Task[None] | None = None
+        self._handshake = HttpObserver()
+        self._exit_report = ExitReport()
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def open(self, timeout: float | None) -> None:
+        """Start the owner task and wait until the handshake finished or failed."""
+        assert asyncio.get_running_loop() is get_loop()
+        self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-litellm:{self.name}")
+        try:
+            with anyio.fail_after(timeout):
+                await self._ready.wait()
+        except builtins.TimeoutError:
+            await self.close()
+            raise TimeoutError(
+                f"server {self.name!r} did not finish connecting within {timeout}s; check the command/url "
+                "and the server's log (logger 'mcp_litellm.server'), or raise request_timeout"
+            ) from None
+        except BaseException:
+            await self.close()
+            raise
+        if self._error is not None:
+            error = self._error
+            raise self._start_error(error) from error
+
+    def _start_error(self, error: BaseException) -> MCPLiteLLMError:
+        """The error for a failed start; for a stdio server that exited, with the last
+        stderr lines (secrets masked), so the reason shows without turning on the server's log."""
+        mapped = self._map_start_error(error)
+        left_behind = self._exit_report.describe()
+        if left_behind is not None and type(mapped) is TransportError and mapped.http_status is None:
+            mapped = TransportError(f"{mapped}; {left_behind}")
+        return mapped
+
+    def _map_start_error(self, error: BaseException) -> MCPLiteLLMError:
+        if isinstance(error, MCPLiteLLMError):
+            return error
+        if isinstance(error, FileNotFoundError):
+            return TransportError(
+                f"could not start server {self.name!r}: command not found ({error.filename or error}); "
+                "check 'command' in its config and that it is installed and on PATH"
+            )
+        failure = self._handshake.failure()
+        if failure is not None and isinstance(error, MCPError | BaseExceptionGroup):
+            said = error.message if isinstance(error, MCPError) else None
+            return http_error(failure.status, failure.reason,
+                              lead=f"could not connect to server {self.name!r}: the MCP handshake was answered with",
+                              detail=None if (getattr(error, "code", None), said) in _SDK_STAND_INS else said)
+        if isinstance(error, httpx2.HTTPStatusError):
+            return http_error(error.response.status_code, error.response.reason_phrase,
+                              lead=f"could not connect to server {self.name!r}: it answered")
+        mapped = translate(error, server=self.name, method="initialize", timeout=None)
+        if isinstance(mapped, TransportError | TimeoutError):
+            return TransportError(f"could not connect to server {self.name!r}: {mapped}")
+        if mapped is not None:
+            return TransportError(f"server {self.name!r} failed the MCP handshake: {mapped}")
+        return TransportError(f"could not connect to server {self.name!r}: {_describe(error)}")
+
+    def mark_dead(self) -> None:
+        if self._alive:
+            logger.info("connection to server %r ended", self.name)
+        self._alive = False
+        self._stop.set()
+
+    async def _own(self) -> None:
+        server_label.set(self.name)
+        http_observer.set(self._handshake)
+        exit_report.set(self._exit_report)
+        options = self._options
+        target = self._target
+        if not _is_server_object(target):
+
+            def on_end() -> None:
+                get_loop().call_soon_threadsafe(self.mark_dead)
+
+            target = _watched(target, on_end)
+        try:
+            client = mcp.Client(
+                target,
+                mode=options.protocol,
+                sampling_callback=options.sampling_callback,
+                sampling_capabilities=options.sampling_capabilities,
+                elicitation_callback=options.elicitation_callback,
+                list_roots_callback=options.list_roots_callback,
+                logging_callback=options.logging_callback,
+                message_handler=options.message_handler,
+                log_level=options.log_level,
+                client_info=options.client_info,
+                cache=None,
+                **options.extra,
+            )
+            async with client:
+                self._client = client
+                self._alive = True
+                self._ready.set()
+                await self._stop.wait()
+                self._alive = False
+        except BaseException as exc:  # the owner task records every failure; nothing escapes it
+            self._error = exc
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self._alive = False
+            self._client = None
+            self._ready.set()
+            self._closed.set()
+
+    async def close(self) -> None:
+        """Ask the owner task to leave the session, and wait (bounded) until it did."""
+        self._stop.set()
+        task = self._task
+        if task is None or task.done():
+            return
+        if not self._ready.is_set():
+            # Still connecting (e.g. a server that never answers the handshake): the owner task cannot
+            # see the stop request until the handshake ends, so cancel it; transport clean-up is shielded.
+            task.cancel()
+            with anyio.move_on_after(_CLOSE_GRACE):
+                await asyncio.gather(task, return_exceptions=True)
+            return
+        try:
+            with anyio.fail_after(_CLOSE_GRACE):
+                await asyncio.shield(self._closed.wait())
+        except builtins.TimeoutError:
+            logger.warning("server %r did not shut down within %ss; cancelling", self.name, _CLOSE_GRACE)
+            task.cancel()
+            with anyio.move_on_after(_CLOSE_GRACE):
+                await asyncio.gather(task, return_exceptions=True)
+
+    def begin_request(self) -> None:
+        self._in_flight += 1
+        self._idle.clear()
+
+    def end_request(self) -> None:
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self._idle.set()
+
+    async def retire(self, grace: float) -> None:
+        """Close once the requests still running on this session have settled (at most ``grace`` seconds)."""
+        with anyio.move_on_after(grace):
+            await self._idle.wait()
+        await self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._alive and not self._stop.is_set()
+
+    @property
+    def client(self) -> mcp.Client:
+        client = self._client
+        if client is None or not self.alive:
+            raise TransportError(
+                f"server {self.name!r} is not connected (it stopped or its connection was lost); "
+                "call restart() to reconnect"
+            )
+        return client
+
+
+class Connection:
+    """A started session. Create with :meth:`open`; it is alive until closed or the peer goes away.
+
+    ``on_reinitialised`` (set by the owner of the connection) runs after an expired HTTP session was
+    replaced by a new one, before the request that found it expired is retried.
+    """
+
+    def __init__(self, name: str, transport_type: str, config: Mapping[str, Any], options: SessionOptions) -> None:
+        self.name = name
+        self._transport_type = transport_type
+        self._config = config
+        self._options = options
+        # validates config now, before any I/O
+        self._session = _Session(name, open_transport(transport_type, config), options)
+        self._reinit_lock = asyncio.Lock()
+        self._closing = False
+        self._retiring: dict[asyncio.Task[None], _Session] = {}
+        self._observe_http = transport_type in ("streamable", "sse")
+        self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
+
+    # -- lifecycle (all of these run on the background loop) ---------------------------------------
+
+    async def open(self, timeout: float | None) -> None:
+        """Start the owner task and wait until the handshake finished or failed."""
+        await self._session.open(timeout)
+
+    async def close(self) -> None:
+        """Ask the owner task to leave the session, and wait (bounded) until it did."""
+        self._closing = True
+        await self._session.close()
+        for retiring, old in list(self._retiring.items()):
+            await old.close()
+            retiring.cancel()
+
+    async def _reinitialise(self, expired: _Session, timeout: float | None) -> _Session:
+        """Replace a session the server forgot by a new one (once, whoever of the callers gets here first)."""
+        async with self._reinit_lock:
+            if self._session is not expired:
+                return self._session  # another request re-initialised while this one waited
+            if self._closing:
+                raise TransportError(f"server {self.name!r} is closing; its expired session was not renewed")
+            logger.warning("server %r forgot the MCP session (HTTP 404); re-initialising", self.name)
+            fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options)
+            self._session = fresh
+            # Requests still running on the old session get their 404 too and retry on the new one;
+            # closing the old transport under them would fail them instead.
+            retiring = asyncio.get_running_loop().create_task(expired.retire(min(timeout or _CLOSE_GRACE, 60.0)))
+            self._retiring[retiring] = expired
+            retiring.add_done_callback(lambda task: self._retiring.pop(task, None))
+            try:
+                await fresh.open(timeout)
+            except MCPLiteLLMError as exc:
+                raise TransportError(
+                    f"server {self.name!r} forgot the MCP session and re-initialising failed: {exc}",
+                    http_status=getattr(exc, "http_status", None),
+                ) from exc
+            hook = self.on_reinitialised
+            if hook is not None:
+                token = _in_reinit_hook.set(True)
+                try:
+                    await hook()
+                except Exception:
+                    logger.warning("server %r: restoring state on the new session failed", self.name, exc_info=True)
+                finally:
+                    _in_reinit_hook.reset(token)
+            return fresh
+
+    # -- state ---------------------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """True while the session is usable."""
+        return self._session.alive
+
+    @property
+    def client(self) -> mcp.Client:
+        """The SDK client; raises ``TransportError`` when the session is gone."""
+        return self._session.client
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    async def request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
+        """Run ``call(client)`` with ``timeout`` and translate failures. Runs on the background loop.
+
+        An expired HTTP session is re-initialised once and the call retried on the new session.
+        """
+        session = self._session
+        try:
+            return await self._attempt(session, method, call, timeout)
+        except _SessionExpired:
+            if self._closing or _in_reinit_hook.get():
+                raise
+        fresh = await self._reinitialise(session, timeout)
+        try:
+            return await self._attempt(fresh, method, call, timeout)
+        except _SessionExpired as again:
+            fresh.mark_dead()
+            raise TransportError(
+                f"server {self.name!r} forgot the MCP session again right after it was re-initialised (HTTP 404 "
+                f"to {method}), so it does not keep sessions; if it runs behind a load balancer, enable session "
+                "affinity. The client is disconnected; call restart() to try again",
+                http_status=404,
+            ) from again.__cause__
+
+    async def _attempt(
+        self, session: _Session, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None
+    ) -> T:
+        client = session.client
+        observer = HttpObserver() if self._observe_http else None
+        token = http_observer.set(observer)
+        session.begin_request()
+        try:
+            async with _request_deadline(timeout):
+                return await call(client)
+        except BaseException as exc:
+            mapped = translate(exc, server=self.name, method=method, timeout=timeout, http=observer)
+            if mapped is None or mapped is exc:
+                raise
+            if isinstance(mapped, TransportError) and mapped.http_status is None:
+                session.mark_dead()
+            raise mapped from exc
+        finally:
+            session.end_request()
+            http_observer.reset(token)
+
+
+def _is_server_object(target: Any) -> bool:
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.mcpserver import MCPServer
+
+    return isinstance(target, MCPServer | Server)
+
+
+__all__ = ["ConfigError", "Connection", "SessionOptions", "translate"]

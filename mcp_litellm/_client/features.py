@@ -1,0 +1,78 @@
+"""The seam between a client and its client features (sampling, elicitation, roots, tool-call approval).
+
+The features themselves live a layer up, in :mod:`mcp_litellm.handlers`, because they run the user's
+handler classes and LiteLLM. A :class:`Client` holds one :class:`ClientFeatures` object, built by the
+factory that ``mcp_litellm.handlers`` installs with :func:`install_features` when it is imported
+(``import mcp_litellm`` does that first), and asks it for the session callbacks and for each tool
+call's approval. The client core never imports the handlers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.connection import Connection, SessionOptions
+    from mcp_litellm._client.roots import Roots
+    from mcp_litellm._client.tool import Tool
+    from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
+
+
+class FeatureHost(Protocol):
+    """What client features see of their client."""
+
+    name: str
+    _connection: Connection | None
+
+    def is_alive(self) -> bool: ...
+    def restart(self) -> Any: ...
+    async def _restart(self) -> None: ...
+    def _timeout(self, timeout: float | None) -> float: ...
+
+
+class ClientFeatures(Protocol):
+    """The client features of one client, as its core uses them."""
+
+    @property
+    def roots(self) -> Roots: ...
+
+    @property
+    def sampling_settings(self) -> SamplingSettings: ...
+
+    @property
+    def elicitation_settings(self) -> ElicitationSettings: ...
+
+    def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
+        """Enable sampling with ``handler`` (``None``: the default completion)."""
+
+    def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
+        """Enable elicitation with ``handler``."""
+
+    def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
+        """Approve tool calls with ``handler`` (``None``: none)."""
+
+    def add_session_callbacks(self, options: SessionOptions) -> None:
+        """Add the callbacks (and so the capabilities) of the enabled features to ``options``."""
+
+    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """A denial reason, or ``None`` to let the call run."""
+
+
+FeatureFactory = Callable[[FeatureHost, "dict[str, Any]"], ClientFeatures]
+"""``factory(client, options)``: consumes the feature options it knows from ``options``."""
+
+_factory: FeatureFactory | None = None
+
+
+def install_features(factory: FeatureFactory) -> None:
+    """Set the factory every new client builds its features with (called by ``mcp_litellm.handlers``)."""
+    global _factory
+    _factory = factory
+
+
+def build_features(host: FeatureHost, options: dict[str, Any]) -> ClientFeatures:
+    """The features of a new client, from the installed factory."""
+    if _factory is None:  # only if the package root was bypassed, which Python's import system prevents
+        raise RuntimeError("mcp_litellm.handlers was not imported; import mcp_litellm first")
+    return _factory(host, options)

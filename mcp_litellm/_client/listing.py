@@ -1,0 +1,126 @@
+"""Shared plumbing for what a server lists: pagination, a per-kind cache, user-handler calls.
+
+The cache holds one converted list per kind (``"tools"``, ``"resources"``, ``"resource_templates"``,
+``"prompts"``) plus resource contents (``"contents"``). A list_changed notification drops its kind;
+a fetch that was in flight while the kind was dropped does not write its (stale) result back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcp_litellm._core.errors import NotFoundError, UnsupportedFeature
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.connection import Connection
+
+logger = logging.getLogger("mcp_litellm")
+T = TypeVar("T")
+
+_CAPABILITIES = {"tools": "tools", "resources": "resources", "resource_templates": "resources", "prompts": "prompts"}
+"""The server capability each listed kind needs."""
+
+MAX_PAGES = 1000
+"""A server that keeps returning cursors is cut off after this many pages."""
+
+
+async def paginate(fetch: Callable[[str | None], Awaitable[Any]], items: str, *, server: str) -> list[Any]:
+    """Collect every page of a list call, stopping on a repeated cursor or after ``MAX_PAGES``."""
+    collected: list[Any] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await fetch(cursor)
+        collected.extend(getattr(page, items))
+        cursor = page.next_cursor
+        if cursor is None:
+            return collected
+        if cursor in seen:
+            logger.warning("server %r repeated pagination cursor %r for %s; stopping", server, cursor, items)
+            return collected
+        seen.add(cursor)
+    logger.warning("server %r returned more than %d pages of %s; stopping", server, MAX_PAGES, items)
+    return collected
+
+
+async def call_handler(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call a user handler that may be sync or async; sync ones run in a worker thread, never on the loop."""
+    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
+        return await fn(*args)
+    result = await asyncio.to_thread(fn, *args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+class ListingMixin:
+    """Cached, paginated list calls; part of :class:`mcp_litellm.Client` (via ``CatalogMixin``)."""
+
+    name: str
+    _catalog_cache: dict[str, Any]
+
+    if TYPE_CHECKING:  # provided by the client core
+        def _require_connection(self) -> Connection: ...
+        def _timeout(self, timeout: float | None) -> float: ...
+
+    def _invalidate(self, kind: str | None = None) -> None:
+        generations: dict[str, int] = self._catalog_cache.setdefault("_generation", {})
+        if kind is None:
+            self._catalog_cache.clear()
+            self._catalog_cache["_generation"] = {k: v + 1 for k, v in generations.items()}
+            return
+        self._catalog_cache.pop(kind, None)
+        generations[kind] = generations.get(kind, 0) + 1
+
+    def _require_capability(self, connection: Connection, capability: str, what: str) -> None:
+        """``UnsupportedFeature`` unless the server advertised ``capability`` (``"tools"``, ``"prompts"``...)."""
+        if getattr(connection.client.server_capabilities, capability, None) is None:
+            raise UnsupportedFeature(
+                f"server {self.name!r} does not offer {what}: it did not advertise the {capability!r} capability; "
+                "check the server (or use a ClientGroup, whose listings skip servers without it)")
+
+    async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
+                           convert: Callable[[Any], T], refresh: bool,
+                           finish: Callable[[list[T]], list[T]] | None = None) -> list[T]:
+        """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed.
+
+        ``finish`` post-processes the whole converted list before it is cached.
+        """
+        cached = self._catalog_cache.get(kind)
+        if cached is not None and not refresh:
+            return list(cached)
+        connection = self._require_connection()
+        self._require_capability(connection, _CAPABILITIES[kind], kind.replace("_", " "))
+        timeout = self._timeout(None)
+        generation = self._catalog_cache.setdefault("_generation", {}).get(kind, 0)
+
+        async def fetch(cursor: str | None) -> Any:
+            return await connection.request(method, lambda c: call(c, cursor), timeout)
+
+        converted = [convert(item) for item in await paginate(fetch, items, server=self.name)]
+        if finish is not None:
+            converted = finish(converted)
+        if self._catalog_cache.setdefault("_generation", {}).get(kind, 0) == generation:
+            self._catalog_cache[kind] = converted
+        return list(converted)
+
+    async def _find(self, label: str, name: str, refresh: bool,
+                    listing: Callable[[bool], Awaitable[list[Any]]],
+                    keys: Callable[[Any], tuple[str, ...]] = lambda item: (item.name,)) -> Any:
+        """The item of ``listing`` whose keys include ``name``; re-lists once before ``NotFoundError``."""
+        items = await listing(refresh)
+        for item in items:  # the common case first: the item's own (first) key
+            if keys(item)[0] == name:
+                return item
+        for position in range(1, max((len(keys(i)) for i in items), default=0)):
+            for item in items:
+                item_keys = keys(item)
+                if position < len(item_keys) and item_keys[position] == name:
+                    return item
+        if not refresh:  # the list may be stale: look once more before giving up
+            return await self._find(label, name, True, listing, keys)
+        raise NotFoundError(label, name, [keys(i)[0] for i in items], server=self.name)

@@ -1,0 +1,341 @@
+"""Server notifications: logging, progress, list changes and resource updates, on both protocol eras.
+
+On 2025-era (handshake) connections the server pushes notifications, which arrive through the SDK's
+``message_handler`` / ``logging_callback``. On 2026-07-28 connections nothing is pushed unasked:
+
+- list changes and resource updates flow on a ``subscriptions/listen`` stream, which a listener task
+  opens right after connecting (and re-opens when the set of subscribed resources changes); the SDK
+  hands the events to the same ``message_handler``;
+- log messages arrive only for requests that carry a log level in ``_meta`` (``_request_meta``).
+
+User handlers run as tasks of their own (sync ones in a worker thread), never inline on the SDK's
+receive path, so a slow handler cannot stall the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
+
+import mcp_types as types
+from mcp_types import LOG_LEVEL_META_KEY
+
+from mcp_litellm._client.connection import legacy_call
+from mcp_litellm._client.listing import ListingMixin, call_handler
+from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.tool import ProgressHandler
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
+from mcp_litellm._core.types import HookResult
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.client import Client
+    from mcp_litellm._client.connection import Connection, SessionOptions
+
+logger = logging.getLogger("mcp_litellm")
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""MCP (RFC 5424) log levels, least severe first."""
+_PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+              "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+              "emergency": logging.CRITICAL}
+_LIST_KINDS: dict[type[Any], tuple[str, tuple[str, ...]]] = {
+    types.ToolListChangedNotification: ("tools", ("tools",)),
+    types.ResourceListChangedNotification: ("resources", ("resources", "resource_templates")),
+    types.PromptListChangedNotification: ("prompts", ("prompts",)),
+}
+
+_FIRST_LISTEN_TIMEOUT = 10.0
+"""Seconds a new connection waits for the listen stream's acknowledgment before going on without it."""
+
+LogHandler: TypeAlias = "Callable[[str, str | None, Any], HookResult]"
+"""``fn(level, logger, data)``, sync or async."""
+
+EventHandler: TypeAlias = "Callable[[str], HookResult]"
+"""``fn(kind)`` for list changes, ``fn(uri)`` for resource updates; sync or async."""
+
+
+def _level_for_logger() -> str | None:
+    """The least severe MCP level the ``mcp_litellm`` logger would emit now, or None when it emits nothing."""
+    for python_level, level in ((logging.DEBUG, "debug"), (logging.INFO, "info"), (logging.WARNING, "warning"),
+                                (logging.ERROR, "error"), (logging.CRITICAL, "critical")):
+        if logger.isEnabledFor(python_level):
+            return level
+    return None
+
+
+def _is_modern(version: str | None) -> bool:
+    return bool(version) and not str(version).startswith(("2024", "2025"))
+
+
+class NotificationsMixin(ListingMixin):
+    """Handler registration and the session-side plumbing that feeds the handlers."""
+
+    _connection: Connection | None
+    _progress_handlers: list[Any]
+
+    # -- hooks of the client core --------------------------------------------------------------------
+
+    def _init_notifications(self) -> None:
+        self._log_handlers: list[tuple[LogHandler, int]] = []
+        self._list_changed_handlers: list[Callable[..., Any]] = []
+        self._resource_updated_handlers: list[Callable[..., Any]] = []
+        self._subscribed_uris: set[str] = set()
+        self._listener: asyncio.Task[None] | None = None
+        self._handler_tasks: set[asyncio.Task[Any]] = set()
+
+    def _add_notification_callbacks(self, options: SessionOptions) -> None:
+        previous_handler, previous_logging = options.message_handler, options.logging_callback
+
+        async def message_handler(message: Any) -> None:
+            self._on_message(message)
+            if previous_handler is not None:
+                await previous_handler(message)
+
+        async def logging_callback(params: types.LoggingMessageNotificationParams) -> None:
+            self._on_log(params)
+            if previous_logging is not None:
+                await previous_logging(params)
+
+        options.message_handler = message_handler
+        options.logging_callback = logging_callback
+        if options.log_level is None and self._log_handlers:
+            options.log_level = self._log_level()
+
+    def _request_meta(self) -> dict[str, Any] | None:
+        """``_meta`` to stamp on requests: the log level on 2026-07-28 connections."""
+        meta: dict[str, Any] = {}
+        connection = self._connection
+        if connection is not None and connection.alive and _is_modern(connection.client.protocol_version):
+            # Handlers choose the level; without them, ask for what the mcp_litellm logger would show.
+            level = self._log_level() if self._log_handlers else _level_for_logger()
+            if level is not None:
+                meta.setdefault(LOG_LEVEL_META_KEY, level)
+        return meta or None
+
+    async def _after_connect(self) -> None:
+        """Run on the background loop once a session is up: server log level, listener, subscriptions."""
+        connection = self._require_connection()
+        if _is_modern(connection.client.protocol_version):
+            try:
+                await self._restart_listener(min(self._timeout(None), _FIRST_LISTEN_TIMEOUT))
+            except Exception as exc:  # the session works without it: list changes just are not seen
+                logger.warning("server %r: could not listen for change notifications: %s", self.name, exc)
+            return
+        if self._log_handlers:
+            await self._apply_log_level(quiet=True)
+        for uri in sorted(self._subscribed_uris):
+            try:
+                await self._legacy_subscription(uri, subscribe=True)
+            except MCPLiteLLMError as exc:
+                logger.warning("server %r: could not renew the subscription to %s: %s", self.name, uri, exc)
+
+    async def _before_stop(self) -> None:
+        """Run on the background loop before the session closes: stop the listener."""
+        await self._stop_listener()
+
+    # -- what arrives from the session ---------------------------------------------------------------
+
+    def _spawn(self, handler: Callable[..., Any], *args: Any) -> None:
+        async def run() -> None:
+            try:
+                await call_handler(handler, *args)
+            except Exception:
+                logger.exception("notification handler %r of server %r failed", handler, self.name)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._handler_tasks.add(task)
+        task.add_done_callback(self._handler_tasks.discard)
+
+    def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            logger.debug("server %r: transport reported %r", self.name, message)
+            return
+        listed = _LIST_KINDS.get(type(message))
+        if listed is not None:
+            kind, caches = listed
+            for cache in caches:
+                self._invalidate(cache)
+            logger.debug("server %r: %s list changed", self.name, kind)
+            for handler in list(self._list_changed_handlers):
+                self._spawn(handler, kind)
+        elif isinstance(message, types.ResourceUpdatedNotification):
+            uri = str(message.params.uri)
+            self._catalog_cache.get("contents", {}).pop(uri, None)
+            self._invalidate("contents:" + uri)
+            for handler in list(self._resource_updated_handlers):
+                self._spawn(handler, uri)
+
+    def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        level = str(params.level)
+        if not self._log_handlers:
+            logger.log(_PY_LEVELS.get(level, logging.INFO), "server %r%s: %s", self.name,
+                       f" [{params.logger}]" if params.logger else "", params.data)
+            return
+        rank = LOG_LEVELS.index(level) if level in LOG_LEVELS else 0
+        for handler, minimum in list(self._log_handlers):
+            if rank >= minimum:
+                self._spawn(handler, level, params.logger, params.data)
+
+    # -- logging ---------------------------------------------------------------------------------------
+
+    def _log_level(self) -> str:
+        return LOG_LEVELS[min((minimum for _, minimum in self._log_handlers), default=1)]
+
+    async def _apply_log_level(self, *, quiet: bool = False) -> None:
+        connection = self._connection
+        if connection is None or not connection.alive or _is_modern(connection.client.protocol_version):
+            return  # modern connections stamp the level on each request instead
+        if connection.client.server_capabilities.logging is None:
+            logger.debug("server %r does not offer logging/setLevel", self.name)
+            return
+        level = self._log_level()
+
+        async def call(client: Any) -> Any:
+            return await legacy_call(lambda: client.session.set_logging_level(level=level))
+
+        try:
+            await connection.request("logging/setLevel", call, self._timeout(None))
+        except MCPLiteLLMError as exc:
+            if not quiet:
+                raise
+            logger.warning("server %r: could not set the log level to %s: %s", self.name, level, exc)
+
+    async def _add_log_handler(self, fn: LogHandler, level: str) -> Client:
+        if not callable(fn):
+            raise ConfigError(f"on_logging needs a callable, got {type(fn).__name__}")
+        if level not in LOG_LEVELS:
+            raise ConfigError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        self._log_handlers.append((fn, LOG_LEVELS.index(level)))
+        await self._apply_log_level()
+        return self  # type: ignore[return-value]
+
+    def on_logging(self, fn: LogHandler, level: str = "info") -> Client:
+        """Call ``fn(level, logger, data)`` for each server log message at ``level`` or above.
+
+        Sets the server's level (``logging/setLevel``) on 2025-era connections that offer it; on
+        2026-07-28 connections every request asks for log messages at that level instead. Without
+        any handler, server log messages go to the ``mcp_litellm`` logger at the matching level.
+        Returns the client.
+        """
+        return run_sync(self._add_log_handler(fn, level))
+
+    async def aon_logging(self, fn: LogHandler, level: str = "info") -> Client:
+        """Async twin of :meth:`on_logging`."""
+        return await run_async(self._add_log_handler(fn, level))
+
+    # -- other handlers (registration only, no I/O) -------------------------------------------------------
+
+    def _register(self, handlers: list[Any], fn: Any, what: str) -> Client:
+        if not callable(fn):
+            raise ConfigError(f"{what} needs a callable, got {type(fn).__name__}")
+        handlers.append(fn)
+        return self  # type: ignore[return-value]
+
+    @overload
+    def on_progress(self, fn: Callable[[float, float | None, str | None, str], HookResult]) -> Client: ...
+    @overload
+    def on_progress(self, fn: Callable[[float, float | None, str | None], HookResult]) -> Client: ...
+    def on_progress(self, fn: ProgressHandler) -> Client:
+        """Call ``fn(progress, total, message, tool_name)`` for progress of every tool call (sync or async).
+
+        ``tool_name`` is the server's name of the tool whose call reports; a handler taking only
+        three arguments is called with ``(progress, total, message)``. Returns the client.
+        """
+        return self._register(self._progress_handlers, fn, "on_progress")
+
+    def on_list_changed(self, fn: EventHandler) -> Client:
+        """Call ``fn(kind)`` when the server's ``"tools"``, ``"resources"`` or ``"prompts"`` list changed.
+
+        The cached list is already dropped when ``fn`` runs, so listing again fetches the new one.
+        Returns the client.
+        """
+        return self._register(self._list_changed_handlers, fn, "on_list_changed")
+
+    def on_resource_updated(self, fn: EventHandler) -> Client:
+        """Call ``fn(uri)`` when a subscribed resource changed (see ``Resource.subscribe``). Returns the client."""
+        return self._register(self._resource_updated_handlers, fn, "on_resource_updated")
+
+    # -- subscriptions -------------------------------------------------------------------------------------
+
+    async def _subscription(self, uri: str, subscribe: bool) -> None:
+        connection = self._require_connection()
+        resources = connection.client.server_capabilities.resources
+        if subscribe and (resources is None or not resources.subscribe):
+            raise UnsupportedFeature(f"server {self.name!r} does not support resource subscriptions")
+        if _is_modern(connection.client.protocol_version):
+            before = set(self._subscribed_uris)
+            self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
+            if before != self._subscribed_uris:
+                try:
+                    await self._restart_listener()
+                except BaseException:
+                    self._subscribed_uris = before
+                    raise
+            return
+        await self._legacy_subscription(uri, subscribe)
+        self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
+
+    async def _legacy_subscription(self, uri: str, subscribe: bool) -> None:
+        connection = self._require_connection()
+
+        async def call(client: Any) -> Any:
+            session = client.session
+            return await legacy_call(lambda: session.subscribe_resource(uri) if subscribe
+                                     else session.unsubscribe_resource(uri))
+
+        method = "resources/subscribe" if subscribe else "resources/unsubscribe"
+        await connection.request(method, call, self._timeout(None))
+
+    # -- the 2026-07-28 listener -------------------------------------------------------------------------
+
+    async def _restart_listener(self, timeout: float | None = None) -> None:
+        """(Re)open the ``subscriptions/listen`` stream and wait (``timeout``) for the server's acknowledgment."""
+        await self._stop_listener()
+        connection = self._require_connection()
+        sdk = connection.client
+        caps = sdk.server_capabilities
+        wanted = {
+            "tools_list_changed": bool(caps.tools and caps.tools.list_changed),
+            "prompts_list_changed": bool(caps.prompts and caps.prompts.list_changed),
+            "resources_list_changed": bool(caps.resources and caps.resources.list_changed),
+        }
+        uris = sorted(self._subscribed_uris) if caps.resources and caps.resources.subscribe else []
+        if not any(wanted.values()) and not uris:
+            return
+        acknowledged: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def listen() -> None:
+            try:
+                async with sdk.listen(**wanted, resource_subscriptions=uris) as subscription:
+                    acknowledged.set_result(None)
+                    async for _event in subscription:
+                        pass  # the SDK also hands each event to message_handler, which acts on it
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # a lost stream ends the listener; the session may be closing
+                if not acknowledged.done():
+                    acknowledged.set_exception(exc)
+                else:
+                    logger.debug("server %r: listen stream ended: %r", self.name, exc)
+
+        self._listener = asyncio.get_running_loop().create_task(listen(), name=f"mcp-litellm-listen:{self.name}")
+
+        async def wait(_client: Any) -> None:
+            await asyncio.shield(acknowledged)
+
+        try:
+            await connection.request("subscriptions/listen", wait, self._timeout(timeout))
+        except BaseException as exc:
+            await self._stop_listener()
+            if isinstance(exc, Exception) and not isinstance(exc, MCPLiteLLMError):
+                raise ServerError(-32603, f"the subscriptions/listen stream of server {self.name!r} failed: {exc}",
+                                  method="subscriptions/listen") from exc
+            raise
+
+    async def _stop_listener(self) -> None:
+        task, self._listener = self._listener, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)

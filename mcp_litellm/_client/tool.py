@@ -1,0 +1,237 @@
+"""``Tool`` and ``ToolResult``: an MCP tool as LiteLLM sees it, and what running it returned."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent, ToolAnnotations
+
+from mcp_litellm._core.content import block_text, is_media, join_text, media_note, media_part, media_parts
+from mcp_litellm._core.schema import provider_family, schema_for_model
+from mcp_litellm._core.types import ContentBlock, HookResult
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.client import Client
+
+ProgressHandler: TypeAlias = (
+    "Callable[[float, float | None, str | None, str], HookResult]"
+    " | Callable[[float, float | None, str | None], HookResult]"
+)
+"""``fn(progress, total, message, tool_name)`` or ``fn(progress, total, message)``, sync or async; ``total``
+and ``message`` are ``None`` when the server did not send them."""
+"""``fn(progress, total, message)``; sync or async."""
+
+_DEFAULT_ANNOTATIONS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False,
+                        "open_world_hint": True}
+
+
+def _with_spec_defaults(annotations: ToolAnnotations | None) -> ToolAnnotations:
+    given = annotations.model_dump(exclude_none=True) if annotations is not None else {}
+    return ToolAnnotations(**{**_DEFAULT_ANNOTATIONS, **given})
+
+
+@dataclass(eq=False)
+class Tool:
+    """A tool offered by an MCP server.
+
+    ``name`` is what the model sees (provider-safe, maybe prefixed); ``mcp_name`` is the server's own
+    name, used on the wire.
+    """
+
+    name: str
+    mcp_name: str
+    description: str
+    input_schema: dict[str, Any]
+    client: Client = field(repr=False)
+    title: str | None = None
+    output_schema: dict[str, Any] | None = None
+    annotations: ToolAnnotations = field(default_factory=lambda: _with_spec_defaults(None))
+
+    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
+        """The LiteLLM (OpenAI-format) tool definition; ``model`` applies that provider's schema rules."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description or self.title or self.mcp_name,
+                "parameters": schema_for_model(self.input_schema, model),
+            },
+        }
+
+    def _call_arguments(self, arguments: Mapping[str, Any] | None, kwargs: dict[str, Any], timeout: float | None,
+                        on_progress: ProgressHandler | None) -> tuple[dict[str, Any], float | None, Any]:
+        """Merge the mapping and keywords; ``timeout=``/``on_progress=`` go to the tool when its schema names them."""
+        merged = {**(arguments or {}), **kwargs}
+        declared = self.input_schema.get("properties")
+        if isinstance(declared, Mapping):
+            if timeout is not None and "timeout" in declared and "timeout" not in merged:
+                merged["timeout"], timeout = timeout, None
+            if on_progress is not None and "on_progress" in declared and "on_progress" not in merged:
+                merged["on_progress"], on_progress = on_progress, None
+        return merged, timeout, on_progress
+
+    async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
+                       on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
+        """Call the tool with ``arguments`` (a mapping and/or keywords); see :meth:`execute`."""
+        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress)
+        return await self.client.aexecute_tool(self, merged, timeout=timeout, on_progress=on_progress)
+
+    def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
+                on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
+        """Call the tool and return its :class:`ToolResult`.
+
+        Arguments go as keywords (``tool.execute(a=1, b=2)``) or as one mapping (``tool.execute({"a": 1})``).
+        ``timeout=`` (seconds for this call) and ``on_progress=`` are options, except for a tool whose input
+        schema declares an argument of that name: there the keyword is the tool's argument (pass the
+        argument in the mapping to use both, as in ``tool.execute({"timeout": 30}, timeout=5)``).
+        """
+        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress)
+        return self.client.execute_tool(self, merged, timeout=timeout, on_progress=on_progress)
+
+
+@dataclass
+class ToolResult:
+    """What a tool call returned.
+
+    Attributes:
+        content: the content blocks (SDK types: text, image, audio, resource link, embedded resource),
+            with their mime types, uris and annotations.
+        structured: the structured content (validated against the tool's output schema), or ``None``.
+        is_error: True when the tool reported an error (or the call was denied / failed).
+        tool_name: the server's name of the tool that ran.
+    """
+
+    content: list[ContentBlock]
+    structured: dict[str, Any] | None = None
+    is_error: bool = False
+    tool_name: str = ""
+    truncated_chars: int = 0
+
+    @classmethod
+    def from_sdk(cls, result: CallToolResult, tool_name: str, *, max_chars: int | None = None) -> ToolResult:
+        """Build from the SDK's ``CallToolResult``, cutting text beyond ``max_chars``."""
+        made = cls(content=list(result.content), structured=result.structured_content,
+                   is_error=bool(result.is_error), tool_name=tool_name)
+        if max_chars is not None:
+            made._truncate(max_chars)
+        return made
+
+    @classmethod
+    def error(cls, message: str, tool_name: str = "") -> ToolResult:
+        """An error result carrying ``message`` (what the model is told)."""
+        from mcp_types import TextContent
+
+        return cls(content=[TextContent(type="text", text=message)], is_error=True, tool_name=tool_name)
+
+    def _truncate(self, max_chars: int) -> None:
+        from mcp_types import TextContent
+
+        text = self.text
+        if len(text) <= max_chars:
+            return
+        cut = len(text) - max_chars
+        marker = f"\n[... {cut} of {len(text)} characters cut: the result exceeded max_result_chars={max_chars}]"
+        media = [b for b in self.content if not isinstance(b, TextContent)]
+        self.content = [TextContent(type="text", text=text[:max_chars] + marker), *media]
+        self.truncated_chars = cut
+
+    @property
+    def text(self) -> str:
+        """All text content joined by newlines (structured content as JSON when there is no text)."""
+        text = join_text(self.content)
+        if not text and self.structured is not None:
+            return json.dumps(self.structured, ensure_ascii=False)
+        return text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _tool_text(self, inline_images: bool) -> str:
+        pieces = []
+        for block in self.content:
+            text = block_text(block)
+            if text is not None:
+                pieces.append(text)
+            elif is_media(block) and not (inline_images and _is_image(block)):
+                pieces.append(media_note(block))
+        text = "\n".join(pieces)
+        if not text.strip():
+            text = "Tool call failed" if self.is_error else "(no output)"
+        if self.is_error and not text.lower().startswith(("error", "tool call")):
+            text = f"Error: {text}"
+        return text
+
+    def to_message(self, tool_call_id: str, model: str | None = None) -> dict[str, Any]:
+        """A LiteLLM ``role: "tool"`` message answering ``tool_call_id``.
+
+        With a ``model`` whose provider takes images inside tool results through LiteLLM (Anthropic,
+        Gemini / Vertex AI, Bedrock), images are ``image_url`` parts of this message. Otherwise (OpenAI
+        and every other provider, or no model given) the message is text that notes each image or
+        audio block, and :meth:`media_message` carries the media; :meth:`to_messages` gives both.
+        """
+        images = [media_part(b) for b in self.content if _is_image(b)] if images_in_tool_messages(model) else []
+        if images:
+            text_part = {"type": "text", "text": self._tool_text(inline_images=True)}
+            return {"role": "tool", "tool_call_id": tool_call_id, "content": [text_part, *images]}
+        return {"role": "tool", "tool_call_id": tool_call_id, "content": self._tool_text(inline_images=False)}
+
+    def media_message(self, model: str | None = None) -> dict[str, Any] | None:
+        """A ``role: "user"`` message with the media :meth:`to_message` could not carry for ``model``, or ``None``.
+
+        Send it after all tool messages of the turn (providers want tool messages right after the
+        assistant message that asked for them).
+        """
+        inline_images = images_in_tool_messages(model)
+        blocks = [b for b in self.content if is_media(b) and not (inline_images and _is_image(b))]
+        if not blocks:
+            return None
+        label = f"tool {self.tool_name!r}" if self.tool_name else "the tool"
+        intro = {"type": "text", "text": f"Media returned by {label}:"}
+        return {"role": "user", "content": [intro, *media_parts(blocks)]}
+
+    def to_messages(self, tool_call_id: str, model: str | None = None) -> list[dict[str, Any]]:
+        """The tool message and, when needed, the follow-up user message with media (see :meth:`to_message`)."""
+        media = self.media_message(model)
+        return [self.to_message(tool_call_id, model), *([media] if media else [])]
+
+    @staticmethod
+    def batch_messages(results: Sequence[tuple[str, ToolResult]], model: str | None = None) -> list[dict[str, Any]]:
+        """Messages for several ``(tool_call_id, result)`` pairs of one turn: all tool messages first, then
+        one user message with every result's media that the tool messages could not carry."""
+        messages = [result.to_message(call_id, model) for call_id, result in results]
+        media = [m for m in (result.media_message(model) for _, result in results) if m is not None]
+        if media:
+            messages.append({"role": "user", "content": [part for m in media for part in m["content"]]})
+        return messages
+
+    def media_parts(self) -> list[dict[str, Any]]:
+        """Images and audio in the result, as LiteLLM content parts."""
+        return media_parts(self.content)
+
+
+def images_in_tool_messages(model: str | None) -> bool:
+    """Whether LiteLLM turns ``image_url`` parts of a tool message into images for ``model``'s provider.
+
+    True for Anthropic, Gemini / Vertex AI and Bedrock (LiteLLM converts them into the provider's
+    tool-result image blocks). False for OpenAI, whose tool messages take text only, for every other
+    provider, and when no model is given.
+    """
+    if not model:
+        return False
+    provider = model.lower().split("/", 1)[0] if "/" in model else ""
+    return provider in {"bedrock", "bedrock_converse"} or provider_family(model) in {"anthropic", "gemini"}
+
+
+def _is_image(block: Any) -> bool:
+    if isinstance(block, ImageContent):
+        return True
+    return (isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents)
+            and (block.resource.mime_type or "").startswith("image/"))
+
+
+def to_litellm_tools(tools: Iterable[Tool], model: str | None = None) -> list[dict[str, Any]]:
+    """LiteLLM tool definitions for ``tools`` (see :meth:`Tool.to_litellm`); ``model`` applies its provider's rules."""
+    return [tool.to_litellm(model) for tool in tools]

@@ -1,0 +1,1 @@
+"""Errors and pure conversion between MCP and LiteLLM shapes: no I/O, no event loop."""

@@ -1,0 +1,1 @@
+"""Many servers as one: ``ClientGroup`` and the ``mcpServers`` config files."""

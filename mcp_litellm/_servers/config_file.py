@@ -1,0 +1,482 @@
+"""Server config files: the ``mcpServers`` JSON that editors and desktop assistants use, and YAML.
+
+``load_config`` turns a file (or an already parsed mapping) into one :class:`ServerConfig` per server.
+Every check happens here, before any process starts, and every error names the server and the key.
+Error messages never quote configured values (they may hold tokens); they name keys and types.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.redact import redact_config
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.client import Client
+
+__all__ = ["ServerConfig", "expand_env", "load_config"]
+
+SERVER_KEYS = ("mcpServers", "mcp_servers", "servers")
+"""Top-level keys that hold the servers (editors, the reference design's YAML, VS Code)."""
+
+_TRANSPORT_KEYS = ("type", "transport", "transport_type", "transportType")
+_TRANSPORT_NAMES = {
+    "stdio": "stdio",
+    "streamable": "streamable",
+    "streamable-http": "streamable",
+    "streamable_http": "streamable",
+    "streamablehttp": "streamable",
+    "http": "streamable",
+    "sse": "sse",
+    "memory": "memory",
+}
+_TRANSPORT_CONFIG_KEYS = {
+    "stdio": {"command", "args", "env", "cwd"},
+    "streamable": {"url", "headers", "timeout", "sse_read_timeout", "auth"},
+    "sse": {"url", "headers", "timeout", "sse_read_timeout", "auth"},
+    "memory": {"server"},
+}
+_OPTION_ALIASES = {
+    "with_prefix": "with_prefix", "withPrefix": "with_prefix",
+    "request_timeout": "request_timeout", "requestTimeout": "request_timeout",
+    "roots": "roots",
+    "disabled": "disabled",
+    "include_tools": "include_tools", "includeTools": "include_tools",
+    "allowed_tools": "include_tools", "allowedTools": "include_tools",
+    "exclude_tools": "exclude_tools", "excludeTools": "exclude_tools",
+    "disabled_tools": "exclude_tools", "disabledTools": "exclude_tools",
+    "protocol": "protocol",
+    "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
+}
+_URL_ALIASES = ("httpUrl", "serverUrl")
+"""Other hosts' names for ``url``: Gemini CLI's ``httpUrl`` (streamable HTTP), Windsurf's ``serverUrl``."""
+_IGNORED_KEYS = {"description", "autoApprove", "alwaysAllow", "trust"}
+"""Keys other MCP hosts write into the same file; accepted and ignored so their files load unchanged."""
+
+_PLACEHOLDER = re.compile(r"\$(\$?)\{([^}]*)\}")
+_VAR = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One server from a config file, checked and with ``${VAR}`` placeholders expanded.
+
+    Attributes:
+        name: the key the server has in the file.
+        transport_type: ``"stdio"``, ``"streamable"``, ``"sse"``, ``"memory"`` or a registered name.
+        config: the transport config handed to :class:`mcp_litellm.Client`.
+        with_prefix: ``True`` always prefixes this server's tool names with ``"{name}__"``, ``False``
+            never does (a name collision is then an error), ``None`` prefixes only on a collision.
+        request_timeout: seconds per request (``None``: the client's default).
+        roots: root directories offered to the server (``None``: not configured).
+        disabled: a disabled server is listed but never started.
+        include_tools: only tools matching one of these names or globs are offered (``None``: all).
+        exclude_tools: tools matching one of these names or globs are never offered.
+        options: other client keyword arguments (``protocol``, ``max_result_chars``).
+    """
+
+    name: str
+    transport_type: str
+    config: dict[str, Any] = field(repr=False)
+    with_prefix: bool | None = None
+    request_timeout: float | None = None
+    roots: tuple[str, ...] | None = None
+    disabled: bool = False
+    include_tools: tuple[str, ...] | None = None
+    exclude_tools: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def client_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``ml.client(...)`` beyond name, transport and config."""
+        kwargs: dict[str, Any] = dict(self.options)
+        if self.request_timeout is not None:
+            kwargs["request_timeout"] = self.request_timeout
+        if self.with_prefix:
+            kwargs["with_prefix"] = True
+        if self.roots is not None:
+            kwargs["roots"] = list(self.roots)
+        return kwargs
+
+    def client(self, *, start: bool = False, **options: Any) -> Client:
+        """Build the :class:`mcp_litellm.Client` for this server (not started unless ``start=True``).
+
+        The client offers only the tools ``include_tools`` / ``exclude_tools`` let through.
+        """
+        from mcp_litellm._client.catalog import ToolFilter
+        from mcp_litellm._client.client import Client
+
+        try:
+            client = Client(self.name, self.transport_type, self.config, start=False,
+                            **{**options, **self.client_kwargs()})
+        except ConfigError as exc:  # e.g. a root that does not exist: say which server it belongs to
+            raise ConfigError(f"server {self.name!r}: {exc}") from exc
+        if self.include_tools is not None or self.exclude_tools:
+            client.tool_filter = ToolFilter(self.include_tools, self.exclude_tools)
+        if start:
+            client.start()
+        return client
+
+    def __repr__(self) -> str:
+        return (f"ServerConfig(name={self.name!r}, transport_type={self.transport_type!r}, "
+                f"config={redact_config(self.config)!r}, disabled={self.disabled})")
+
+
+def expand_env(value: Any, environ: Mapping[str, str], where: str) -> Any:
+    """Expand ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` in every string inside ``value``.
+
+    ``$${...}`` stays literal (as ``${...}``). An unset variable without a default is a ``ConfigError``
+    naming the variable and ``where`` it was used.
+    """
+    if isinstance(value, str):
+        return _expand_string(value, environ, where)
+    if isinstance(value, Mapping):
+        return {k: expand_env(v, environ, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [expand_env(v, environ, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _expand_string(text: str, environ: Mapping[str, str], where: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        escaped, body = match.group(1), match.group(2)
+        if escaped:
+            return "${" + body + "}"
+        var = _VAR.fullmatch(body)
+        if var is None:
+            raise ConfigError(f"{where}: unsupported placeholder '${{{body}}}'; use ${{VAR}} or ${{VAR:-default}}")
+        name, default = var.group(1), var.group(2)
+        found: str | None = environ.get(name)
+        if found is not None and (found != "" or default is None):
+            return found
+        if default is not None:
+            return default
+        raise ConfigError(f"{where}: environment variable {name!r} is not set (use ${{{name}:-default}} "
+                          "to give a default)")
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def load_config(
+    path_or_dict: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, ServerConfig]:
+    """Read MCP server definitions from a JSON or YAML file, or from an already parsed mapping.
+
+    Accepted shapes: ``{"mcpServers": {name: entry}}`` (the format editors and desktop assistants
+    use), ``{"mcp_servers": ...}`` and VS Code's ``{"servers": ...}``. An entry is a stdio server
+    (``command``, ``args``, ``env``, ``cwd``) or a remote one (``url``, ``headers``; ``type`` /
+    ``transport`` / ``transport_type`` of ``"streamable-http"``/``"http"``/``"sse"``; a remote entry
+    without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
+    ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
+    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``. String values may use
+    ``${VAR}`` and ``${VAR:-default}`` (from ``environ``, default ``os.environ``).
+
+    Files ending in ``.yaml``/``.yml`` are read as YAML (needs ``pip install 'mcp-litellm[yaml]'``),
+    others as JSON (JSONC comments and trailing commas allowed). Returns ``{name: ServerConfig}`` in
+    file order, disabled servers included. Raises ``ConfigError`` for anything invalid, naming the server and the key.
+    """
+    env = os.environ if environ is None else environ
+    if isinstance(path_or_dict, Mapping):
+        source, data = "config", path_or_dict
+    elif isinstance(path_or_dict, str | os.PathLike):
+        source = os.fspath(path_or_dict)
+        data = _read_file(Path(source))
+    else:
+        raise ConfigError(f"load_config() takes a file path or a mapping, got {type(path_or_dict).__name__}")
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: the top level must be a mapping with an 'mcpServers' key, "
+                          f"got {type(data).__name__}")
+    present = [key for key in SERVER_KEYS if key in data]
+    if not present:
+        raise ConfigError(f"{source}: no servers found; expected a top-level key 'mcpServers' (or 'mcp_servers') "
+                          "mapping server names to their settings")
+    if len(present) > 1:
+        raise ConfigError(f"{source}: use only one of {', '.join(map(repr, present))} at the top level")
+    servers = data[present[0]]
+    if servers is None:
+        servers = {}
+    if not isinstance(servers, Mapping):
+        raise ConfigError(f"{source}: {present[0]!r} must map server names to their settings, "
+                          f"got {type(servers).__name__}")
+    result: dict[str, ServerConfig] = {}
+    for name, entry in servers.items():
+        if isinstance(name, bool):
+            raise ConfigError(f"{source}: a server name was read as {str(name).lower()}: YAML reads unquoted on, "
+                              "off, yes and no as true/false; put the name in quotes (\"off\": instead of off:)")
+        if not isinstance(name, str) or not name.strip():
+            quote = " (put the name in quotes)" if isinstance(name, int | float) else ""
+            raise ConfigError(f"{source}: server names must be non-empty strings, got {name!r}{quote}")
+        result[name] = _server(source, name, entry, env)
+    return result
+
+
+def _read_file(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ImportError:
+            raise ConfigError(f"{path}: reading YAML config files needs PyYAML; install it with "
+                              "pip install 'mcp-litellm[yaml]'") from None
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            raise ConfigError(f"{path}: invalid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:  # JSONC, as VS Code's .vscode/mcp.json allows
+        return json.loads(strip_jsonc(text))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+
+
+def strip_jsonc(text: str) -> str:
+    """``text`` with JSONC's ``//`` and ``/* */`` comments and trailing commas blanked out.
+
+    Only characters outside strings change, each into a space (line breaks stay), so the JSON parser's
+    error positions still point into the original text. An unterminated ``/*`` is left for the parser
+    to report where it starts.
+    """
+    out = list(text)
+    comma: int | None = None  # a comma with no value after it yet: trailing if a bracket closes next
+    i, end = 0, len(text)
+    while i < end:
+        char = text[i]
+        if char == '"':
+            i += 1
+            while i < end and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            comma = None
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            close = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2)
+            if close < 0 and text[i + 1] == "*":
+                return "".join(out)
+            stop = end if close < 0 else close + (2 if text[i + 1] == "*" else 0)
+            out[i:stop] = [c if c == "\n" else " " for c in text[i:stop]]
+            i = stop
+            continue
+        elif char == ",":
+            comma = i
+        elif char in "}]":
+            if comma is not None:
+                out[comma] = " "
+            comma = None
+        elif not char.isspace():
+            comma = None
+        i += 1
+    return "".join(out)
+
+
+class _Entry:
+    """Reads one server entry, remembering which keys were used, for precise errors."""
+
+    def __init__(self, source: str, name: str, entry: Mapping[str, Any]) -> None:
+        self.source, self.name, self.entry = source, name, entry
+
+    def error(self, key: str | None, problem: str) -> ConfigError:
+        at = f", key {key!r}" if key else ""
+        return ConfigError(f"{self.source}: server {self.name!r}{at}: {problem}")
+
+    def typed(self, key: str, value: Any, check: Callable[[Any], bool], what: str) -> Any:
+        if value is not None and not check(value):
+            raise self.error(key, f"must be {what}, got {_shown(value)}")
+        return value
+
+
+def _shown(value: Any) -> str:
+    """A wrong value for an error: numbers and booleans as they are, anything else by its type only
+    (a string or a list may hold a token); a list names its first item that is not a string."""
+    if isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, list | tuple) and not isinstance(value, str):
+        bad = next((i for i, item in enumerate(value) if not isinstance(item, str)), None)
+        if bad is not None:
+            hint = " (quote it to make it a string)" if isinstance(value[bad], bool | int | float) else ""
+            return f"a list whose item {bad} is {_shown(value[bad])}{hint}"
+    return type(value).__name__
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def _server(source: str, name: str, raw: Any, environ: Mapping[str, str]) -> ServerConfig:
+    reader = _Entry(source, name, raw if isinstance(raw, Mapping) else {})
+    if not isinstance(raw, Mapping):
+        raise reader.error(None, f"settings must be a mapping, got {type(raw).__name__}")
+    entry: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            raise reader.error(None, f"keys must be strings, got {key!r}")
+        entry[key] = expand_env(value, environ, f"{source}: server {name!r}, key {key!r}")
+    transport = _transport(reader, entry)
+    options: dict[str, Any] = {}
+    config: dict[str, Any] = {}
+    seen_options: dict[str, str] = {}
+    for key, value in entry.items():
+        if key in _TRANSPORT_KEYS or key in _IGNORED_KEYS:
+            continue
+        if key in _URL_ALIASES:
+            given = [k for k in ("url", *_URL_ALIASES) if k in entry]
+            if len(given) > 1:
+                raise reader.error(given[1], f"give the URL once (also given as {given[0]!r})")
+            config["url"] = value
+            continue
+        option = _OPTION_ALIASES.get(key)
+        if option is not None:
+            if option in seen_options:
+                raise reader.error(key, f"given twice (also as {seen_options[option]!r})")
+            seen_options[option] = key
+            options[option] = (key, value)
+            continue
+        allowed = _TRANSPORT_CONFIG_KEYS.get(transport)
+        if allowed is not None and key not in allowed:
+            valid = sorted(allowed | set(_OPTION_ALIASES.values()) | {"type"})
+            hint = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
+            did_you_mean = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise reader.error(key, f"unknown key for a {transport} server{did_you_mean}; "
+                                    f"valid keys: {', '.join(valid)}")
+        config[key] = value
+    _check_transport_config(reader, transport, config)
+    return _build(reader, transport, config, options)
+
+
+def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
+    url_key = next((key for key in ("url", *_URL_ALIASES) if key in entry), None)
+    if "command" in entry and url_key is not None:
+        raise reader.error(url_key, "give either 'command' (a local stdio server) or 'url' (a remote HTTP server), "
+                                    "not both")
+    given = [key for key in _TRANSPORT_KEYS if key in entry]
+    if len(given) > 1:
+        raise reader.error(given[1], f"give the transport once (also given as {given[0]!r})")
+    if given:
+        key = given[0]
+        value: str | None = reader.typed(key, entry[key], lambda v: isinstance(v, str), "a string")
+        if value is None:
+            raise reader.error(key, "must be a transport name, got null")
+        known = _TRANSPORT_NAMES.get(value.strip().lower())
+        if known is not None:
+            return known
+        from mcp_litellm._transports import transport_names
+
+        custom: str = value.strip().lower()
+        if custom in transport_names():
+            return custom
+        raise reader.error(key, f"unknown transport {value!r}; valid: stdio, streamable-http, http, sse, memory "
+                                "(or a name added with register_transport)")
+    if "command" in entry:
+        return "stdio"
+    if "httpUrl" in entry:
+        return "streamable"
+    if url_key is not None:  # "url" or "serverUrl" (an "httpUrl" returned above)
+        url = entry[url_key]
+        if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse"):
+            return "sse"
+        return "streamable"
+    if "server" in entry:
+        return "memory"
+    raise reader.error(None, "needs 'command' (a local stdio server) or 'url' (a remote server)")
+
+
+def _check_transport_config(reader: _Entry, transport: str, config: dict[str, Any]) -> None:
+    if transport == "stdio":
+        if config.get("command") in (None, ""):
+            raise reader.error("command", "is required for a stdio server")
+        reader.typed("command", config["command"], lambda v: isinstance(v, str), "a string")
+        args = config.get("args")
+        if args is not None and (isinstance(args, str) or not isinstance(args, list | tuple)
+                                 or not all(isinstance(a, str | int | float) and not isinstance(a, bool)
+                                            for a in args)):
+            raise reader.error("args", f"must be a list of strings, got {_shown(args)}")
+        if args is not None:
+            config["args"] = [str(a) for a in args]
+        _string_map(reader, "env", config)
+        reader.typed("cwd", config.get("cwd"), lambda v: isinstance(v, str | os.PathLike), "a path string")
+    elif transport in ("streamable", "sse"):
+        url = config.get("url")
+        if url in (None, ""):
+            raise reader.error("url", f"is required for a {transport} server")
+        reader.typed("url", url, lambda v: isinstance(v, str), "a string")
+        if not url.startswith(("http://", "https://")):
+            raise reader.error("url", "must start with http:// or https://")
+        _string_map(reader, "headers", config)
+        for key in ("timeout", "sse_read_timeout"):
+            if reader.typed(key, config.get(key), _is_number, "a number of seconds") is not None and config[key] <= 0:
+                raise reader.error(key, f"must be a positive number of seconds, got {config[key]!r}")
+    elif transport == "memory" and config.get("server") is None:
+        raise reader.error("server", "is required for a memory server (an MCPServer object)")
+
+
+def _string_map(reader: _Entry, key: str, config: dict[str, Any]) -> None:
+    value = config.get(key)
+    if value is None:
+        return
+    if not isinstance(value, Mapping):
+        raise reader.error(key, f"must be a mapping of names to strings, got {type(value).__name__}")
+    for inner, item in value.items():
+        if not isinstance(item, str | int | float) or isinstance(item, bool):
+            raise reader.error(f"{key}.{inner}", f"must be a string, got {type(item).__name__}")
+    config[key] = {str(k): str(v) for k, v in value.items()}
+
+
+def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict[str, tuple[str, Any]]) -> ServerConfig:
+    def get(option: str, check: Callable[[Any], bool], what: str) -> Any:
+        if option not in options:
+            return None
+        key, value = options[option]
+        return reader.typed(key, value, check, what)
+
+    with_prefix = get("with_prefix", lambda v: isinstance(v, bool), "true or false")
+    disabled = get("disabled", lambda v: isinstance(v, bool), "true or false")
+    timeout = get("request_timeout", _is_number, "a number of seconds")
+    if timeout is not None and timeout <= 0:
+        raise reader.error(options["request_timeout"][0], f"must be a positive number of seconds, got {timeout!r}")
+    roots = get("roots", _is_str_list, "a list of paths")
+    include = get("include_tools", _is_str_list, "a list of tool names or globs")
+    exclude = get("exclude_tools", _is_str_list, "a list of tool names or globs")
+    extra: dict[str, Any] = {}
+    protocol = get("protocol", lambda v: isinstance(v, str), "a string")
+    if protocol is not None:
+        if protocol not in ("auto", "legacy") and not protocol[:4].isdigit():
+            raise reader.error(options["protocol"][0], "must be 'auto', 'legacy' or a protocol version "
+                                                       "such as '2025-11-25'")
+        extra["protocol"] = protocol
+    max_chars = get("max_result_chars", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+                    "a positive integer")
+    if max_chars is not None:
+        extra["max_result_chars"] = max_chars
+    return ServerConfig(
+        name=reader.name,
+        transport_type=transport,
+        config=config,
+        with_prefix=with_prefix,
+        request_timeout=float(timeout) if timeout is not None else None,
+        roots=tuple(roots) if roots is not None else None,
+        disabled=bool(disabled),
+        include_tools=tuple(include) if include is not None else None,
+        exclude_tools=tuple(exclude or ()),
+        options=extra,
+    )

@@ -1,0 +1,516 @@
+"""``ClientGroup``: many servers used as one: started together, stopped together, tools merged.
+
+Servers start concurrently on the background loop (startup takes about as long as the slowest
+server). Tool names never collide: when two servers offer the same name, both tools get their
+server prefix (``"{server}__{tool}"``); a server configured with ``with_prefix: false`` makes such a
+collision a ``ConfigError`` instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import fnmatch
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+
+from mcp_litellm._client.client import Client
+from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._core.errors import (
+    ConfigError,
+    MCPLiteLLMError,
+    NotFoundError,
+    ServerError,
+    TransportError,
+    UnsupportedFeature,
+)
+from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, safe_tool_name
+from mcp_litellm._servers.config_file import ServerConfig, load_config
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.tool import Tool
+
+logger = logging.getLogger("mcp_litellm")
+METHOD_NOT_FOUND = -32601
+
+FAILED_TO_START = "server %r failed to start: %s"
+"""The log message (``strict=False``) for a server that did not start; the CLI reports these itself."""
+
+GroupSource: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any] | Iterable[Client]"
+"""A config file path, a parsed config mapping, ``{name: ServerConfig}`` (``load_config``'s result), or clients."""
+
+
+class ClientGroup:
+    """Several MCP servers used together; what :func:`establish_connection` yields.
+
+    ``group["name"]`` is that server's :class:`Client`; iterating yields the running clients.
+    ``tools()``, ``resources()``, ``prompts()`` and ``resource_templates()`` merge every server's
+    lists (each with an ``a``-prefixed async twin).
+
+    Args:
+        source: a config file path (JSON or YAML, see :func:`load_config`), a config mapping,
+            ``load_config``'s result, or already created clients (the group then starts and stops them).
+        strict: if a server fails to start, stop all and raise (``True``), or keep the others running
+            and record the failure in :attr:`failed` (``False``).
+        with_prefix: ``None`` (default) prefixes tool names only where two servers collide; ``True``
+            always prefixes; ``False`` never does (a collision raises ``ConfigError``). A server's own
+            ``with_prefix`` setting in the config wins.
+        servers: start only these servers (names from the config).
+        **client_options: keyword arguments for every client built from a config (for example
+            ``request_timeout`` or client-feature handlers); a server's own settings win.
+    """
+
+    def __init__(
+        self,
+        source: GroupSource,
+        *,
+        strict: bool = True,
+        with_prefix: bool | None = None,
+        servers: Iterable[str] | None = None,
+        **client_options: Any,
+    ) -> None:
+        if with_prefix not in (None, True, False):
+            raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
+        self.strict = strict
+        self.with_prefix = with_prefix
+        self.failed: dict[str, MCPLiteLLMError] = {}
+        """Servers that failed to start (``strict=False``), with their errors."""
+        self.configs: dict[str, ServerConfig] = {}
+        """The config of each server built from a config file or mapping."""
+        self._clients: dict[str, Client] = {}
+        made, disabled = self._resolve(source, servers, client_options)
+        self.disabled: list[str] = disabled
+        """Servers the config marks ``disabled``: never started (their names, in config order)."""
+        for client, server_config in made:
+            if client.name in self._clients:
+                raise ConfigError(f"two servers are named {client.name!r}; server names in a group must be unique")
+            self._clients[client.name] = client
+            if server_config is not None:
+                self.configs[client.name] = server_config
+        self._prefixes = distinct_prefixes(list(self._clients))
+
+    # -- construction --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _resolve(source: GroupSource, only: Iterable[str] | None,
+                 client_options: Mapping[str, Any]) -> tuple[list[tuple[Client, ServerConfig | None]], list[str]]:
+        """The clients to run (with their configs) and the names of the disabled servers."""
+        if isinstance(source, Client):
+            source = [source]
+        if isinstance(source, str | os.PathLike) or (
+                isinstance(source, Mapping) and not all(isinstance(v, ServerConfig) for v in source.values())):
+            configs = load_config(source)
+        elif isinstance(source, Mapping):
+            configs = dict(source)
+        elif isinstance(source, Iterable):
+            clients = list(source)
+            bad = [type(c).__name__ for c in clients if not isinstance(c, Client)]
+            if bad:
+                raise ConfigError(f"a client group takes Client objects, a config path or a mapping; got {bad[0]}")
+            wanted = set(only) if only is not None else None
+            return [(c, None) for c in clients if wanted is None or c.name in wanted], []
+        else:
+            raise ConfigError(f"a client group takes a config path, a mapping or clients, got {type(source).__name__}")
+        if only is not None:
+            wanted_list = list(dict.fromkeys(only))
+            unknown = [name for name in wanted_list if name not in configs]
+            if unknown:
+                raise NotFoundError("server", unknown[0], configs)
+            off = [name for name in wanted_list if configs[name].disabled]
+            if off:
+                raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
+                                  "remove that setting to use it")
+            configs = {name: configs[name] for name in wanted_list}
+        made: list[tuple[Client, ServerConfig | None]] = []
+        disabled: list[str] = []
+        for server_config in configs.values():
+            if server_config.disabled:
+                logger.debug("server %r is disabled in its config; not starting it", server_config.name)
+                disabled.append(server_config.name)
+                continue
+            made.append((server_config.client(**client_options), server_config))
+        return made, disabled
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        pending = [c for c in self._clients.values() if not c.is_alive()]
+        try:
+            failures = await self._start_all(pending)
+        except BaseException:
+            await self._stop()
+            raise
+        if not failures:
+            return
+        fatal = next((e for e in failures.values() if not isinstance(e, Exception)), None)
+        if self.strict or fatal is not None:
+            await self._stop()
+            if fatal is not None:
+                raise fatal
+            raise self._start_failure(failures)
+        for name, error in failures.items():
+            client = self._clients.pop(name)
+            await client.astop()
+            self.failed[name] = _as_library_error(name, error)
+            logger.warning(FAILED_TO_START, name, self.failed[name])
+
+    async def _start_all(self, clients: list[Client]) -> dict[str, BaseException]:
+        """Start ``clients`` concurrently; returns the failures by server name.
+
+        With ``strict``, the first failure cancels the starts still under way (they are stopped by the
+        caller with the rest), so a server that fails at once is reported at once, not after the slowest.
+        """
+        starts = {asyncio.ensure_future(client.astart()): client for client in clients}
+        failures: dict[str, BaseException] = {}
+        running = set(starts)
+        try:
+            while running:
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
+                for start in done:
+                    error = asyncio.CancelledError() if start.cancelled() else start.exception()
+                    if error is not None:
+                        failures[starts[start].name] = error
+                if failures and self.strict:
+                    break
+        finally:
+            for start in running:
+                start.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+        return failures
+
+    def _start_failure(self, failures: Mapping[str, BaseException]) -> MCPLiteLLMError:
+        errors = {name: _as_library_error(name, error) for name, error in failures.items()}
+        if len(errors) == 1:
+            return next(iter(errors.values()))
+        detail = "; ".join(f"{name!r}: {error}" for name, error in errors.items())
+        kind = ConfigError if all(isinstance(e, ConfigError) for e in errors.values()) else TransportError
+        error = kind(f"{len(errors)} of {len(self._clients)} servers failed to start: {detail}")
+        error.__cause__ = next(iter(errors.values()))
+        return error
+
+    async def _stop(self) -> None:
+        clients = list(self._clients.values())
+        results = await asyncio.gather(*(c.astop() for c in clients), return_exceptions=True)
+        for client, result in zip(clients, results, strict=True):
+            if isinstance(result, BaseException):
+                logger.warning("stopping server %r failed: %s", client.name, result)
+
+    def start(self) -> ClientGroup:
+        """Start every server concurrently; see the class docs for what ``strict`` does on a failure."""
+        try:
+            run_sync(self._start())
+        except BaseException:
+            run_sync(self._stop())
+            raise
+        return self
+
+    async def astart(self) -> ClientGroup:
+        """Async twin of :meth:`start`."""
+        try:
+            await run_async(self._start())
+        except BaseException:
+            await run_async(self._stop())
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop every server (their processes are terminated)."""
+        run_sync(self._stop())
+
+    async def astop(self) -> None:
+        """Async twin of :meth:`stop`."""
+        await run_async(self._stop())
+
+    def __enter__(self) -> ClientGroup:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> ClientGroup:
+        return await self.astart()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.astop()
+
+    # -- the clients ---------------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        """The names of the servers in the group (failed ones excluded)."""
+        return list(self._clients)
+
+    def __getitem__(self, name: str) -> Client:
+        client = self._clients.get(name)
+        if client is not None:
+            return client
+        if name in self.failed:
+            error = self.failed[name]
+            raise TransportError(f"server {name!r} is not available: it failed to start ({error})") from error
+        disabled = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not started; "
+                    "remove that setting to use it") if name in self.disabled else None
+        raise NotFoundError("server", name, self._clients, message=disabled)
+
+    def get(self, name: str) -> Client | None:
+        """The client named ``name``, or ``None``."""
+        return self._clients.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._clients
+
+    def __iter__(self) -> Iterator[Client]:
+        return iter(list(self._clients.values()))
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def __repr__(self) -> str:
+        alive = sum(1 for c in self._clients.values() if c.is_alive())
+        failed = f", failed={sorted(self.failed)}" if self.failed else ""
+        return f"ClientGroup(servers={self.names}, alive={alive}{failed})"
+
+    # -- merged listings -----------------------------------------------------------------------------
+
+    async def _gather(self, fetch: Callable[[Client], Awaitable[list[Any]]], what: str,
+                      capability: str) -> list[tuple[Client, list[Any]]]:
+        """``fetch`` from every server that offers ``capability``; errors raise (``strict``) or are logged."""
+        clients = [c for c in self._clients.values() if _offers(c, capability)]
+        results = await asyncio.gather(*(fetch(c) for c in clients), return_exceptions=True)
+        collected: list[tuple[Client, list[Any]]] = []
+        for client, result in zip(clients, results, strict=True):
+            if isinstance(result, UnsupportedFeature) or (
+                    isinstance(result, ServerError) and result.code == METHOD_NOT_FOUND):
+                continue
+            if isinstance(result, BaseException):
+                if self.strict or not isinstance(result, MCPLiteLLMError):
+                    raise result
+                logger.warning("listing %s of server %r failed: %s", what, client.name, result)
+                continue
+            collected.append((client, result))
+        return collected
+
+    def _prefix_mode(self, client: Client) -> bool | None:
+        if client.with_prefix:
+            return True
+        server_config = self.configs.get(client.name)
+        if server_config is not None and server_config.with_prefix is not None:
+            return server_config.with_prefix
+        return self.with_prefix
+
+    async def _tools(self, include: Sequence[str] | None, exclude: Sequence[str] | None,
+                     refresh: bool) -> list[Tool]:
+        listed = await self._gather(lambda c: c.atools(refresh=refresh), "tools", "tools")
+        entries: list[_Entry] = []
+        for client, tools in listed:
+            mode = self._prefix_mode(client)
+            prefix = self._prefixes[client.name]
+            for tool in tools:  # a client from a config already left out the tools its config excludes
+                prefixed = _prefixed(tool, prefix)
+                entries.append(_Entry(tool, prefixed if mode or client.with_prefix else tool.name, mode, prefixed))
+        merged = [tool if tool.name == name else dataclasses.replace(tool, name=name)
+                  for tool, name in _resolve_collisions(entries)]
+        if include is not None:
+            include = _patterns("include", include)
+            merged = [t for t in merged if _tool_matches(include, t)]
+        if exclude is not None:
+            exclude = _patterns("exclude", exclude)
+            merged = [t for t in merged if not _tool_matches(exclude, t)]
+        return merged
+
+    def tools(self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, *,
+              refresh: bool = False) -> list[Tool]:
+        """Every server's tools, with unique provider-safe names.
+
+        ``include`` / ``exclude`` are tool names or globs (``"read_*"``), matched against the tool's
+        name in the group and its name on its server; ``"{server}__{glob}"`` (``"fs__*"``) matches
+        that server's tools whether or not they are prefixed. The config's per-server lists apply first.
+        """
+        return run_sync(self._tools(include, exclude, refresh))
+
+    async def atools(self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, *,
+                     refresh: bool = False) -> list[Tool]:
+        """Async twin of :meth:`tools`."""
+        return await run_async(self._tools(include, exclude, refresh))
+
+    async def _tool(self, name: str, refresh: bool) -> Tool:
+        tools = await self._tools(None, None, refresh)
+        for tool in tools:
+            if tool.name == name:
+                return tool
+        by_server_name = [t for t in tools if t.mcp_name == name]
+        if len(by_server_name) == 1:
+            return by_server_name[0]
+        if not refresh:
+            return await self._tool(name, True)
+        several = None
+        if by_server_name:  # several servers offer it: say which, and the names that tell them apart
+            servers = ", ".join(repr(t.client.name) for t in by_server_name)
+            names = " or ".join(repr(t.name) for t in by_server_name)
+            several = f"tool {name!r} is offered by several servers ({servers}); use its name in the group: {names}"
+        raise NotFoundError("tool", name, [t.name for t in tools], message=several)
+
+    def tool(self, name: str, *, refresh: bool = False) -> Tool:
+        """The tool called ``name`` in the group (or on its server, when only one server has it)."""
+        return run_sync(self._tool(name, refresh))
+
+    async def atool(self, name: str, *, refresh: bool = False) -> Tool:
+        """Async twin of :meth:`tool`."""
+        return await run_async(self._tool(name, refresh))
+
+    async def _merged(self, method: str, refresh: bool) -> list[Any]:
+        async def fetch(client: Client) -> list[Any]:
+            result: list[Any] = await getattr(client, method)(refresh=refresh)
+            return result
+
+        capability = "prompts" if method == "aprompts" else "resources"
+        listed = await self._gather(fetch, method.removeprefix("a"), capability)
+        return [item for _, items in listed for item in items]
+
+    def resources(self, *, refresh: bool = False) -> list[Any]:
+        """Every server's resources (each keeps its ``client``)."""
+        return run_sync(self._merged("aresources", refresh))
+
+    async def aresources(self, *, refresh: bool = False) -> list[Any]:
+        """Async twin of :meth:`resources`."""
+        return await run_async(self._merged("aresources", refresh))
+
+    def resource_templates(self, *, refresh: bool = False) -> list[Any]:
+        """Every server's resource templates."""
+        return run_sync(self._merged("aresource_templates", refresh))
+
+    async def aresource_templates(self, *, refresh: bool = False) -> list[Any]:
+        """Async twin of :meth:`resource_templates`."""
+        return await run_async(self._merged("aresource_templates", refresh))
+
+    def prompts(self, *, refresh: bool = False) -> list[Any]:
+        """Every server's prompts."""
+        return run_sync(self._merged("aprompts", refresh))
+
+    async def aprompts(self, *, refresh: bool = False) -> list[Any]:
+        """Async twin of :meth:`prompts`."""
+        return await run_async(self._merged("aprompts", refresh))
+
+
+def _patterns(what: str, patterns: Sequence[str]) -> list[str]:
+    if isinstance(patterns, str):
+        return [patterns]
+    if not all(isinstance(p, str) for p in patterns):
+        raise ConfigError(f"{what} must be a list of tool names or globs")
+    return list(patterns)
+
+
+def _tool_matches(patterns: Iterable[str], tool: Tool) -> bool:
+    """``pattern`` matches the tool's name in the group or on its server; ``"server__glob"`` one server's tools."""
+    for pattern in patterns:
+        if fnmatch.fnmatchcase(tool.name, pattern) or fnmatch.fnmatchcase(tool.mcp_name, pattern):
+            return True
+        server, sep, rest = pattern.partition(PREFIX_SEPARATOR)
+        if sep and fnmatch.fnmatchcase(tool.client.name, server) and fnmatch.fnmatchcase(tool.mcp_name, rest):
+            return True
+    return False
+
+
+class _Entry(NamedTuple):
+    """A tool on its way into the group's list: its name so far, its server's prefix mode, its prefixed name."""
+
+    tool: Tool
+    name: str
+    mode: bool | None
+    prefixed: str
+
+
+def _resolve_collisions(entries: list[_Entry]) -> list[tuple[Tool, str]]:
+    servers_by_name: dict[str, set[str]] = {}
+    for entry in entries:
+        servers_by_name.setdefault(entry.name, set()).add(entry.tool.client.name)
+    resolved = []
+    for tool, name, mode, prefixed in entries:
+        servers = servers_by_name[name]
+        if len(servers) > 1 and name != prefixed:
+            if mode is False:
+                others = ", ".join(repr(s) for s in sorted(servers - {tool.client.name}))
+                raise ConfigError(
+                    f"tool name {name!r} of server {tool.client.name!r} is also offered by server(s) {others}, "
+                    "and prefixes are turned off for it (with_prefix=False); enable with_prefix or exclude one tool"
+                )
+            name = prefixed
+        resolved.append((tool, name))
+    seen: dict[str, Tool] = {}
+    for tool, name in resolved:
+        first = seen.setdefault(name, tool)
+        if first is not tool:
+            raise ConfigError(
+                f"two tools get the name {name!r} (server {first.client.name!r} tool {first.mcp_name!r} and "
+                f"server {tool.client.name!r} tool {tool.mcp_name!r}); exclude one of them"
+            )
+    return resolved
+
+
+def _prefixed(tool: Tool, prefix: str) -> str:
+    """The tool's name with ``prefix``, its server's distinct prefix in the group."""
+    if tool.client.with_prefix:  # the client prefixed it with its own name already
+        if prefix == safe_tool_name(tool.client.name):
+            return tool.name
+        return safe_tool_name(tool.mcp_name, prefix)
+    if tool.name == safe_tool_name(tool.mcp_name):
+        return safe_tool_name(tool.mcp_name, prefix)
+    return safe_tool_name(tool.name, prefix)  # a name made distinct on its own server
+
+
+def _offers(client: Client, capability: str) -> bool:
+    """Whether the server advertised ``capability`` (``True`` when unknown: the call then reports)."""
+    try:
+        capabilities = client.capabilities
+    except MCPLiteLLMError:
+        return True
+    return getattr(capabilities, capability, None) is not None
+
+
+def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
+    if isinstance(error, MCPLiteLLMError):
+        return error
+    wrapped = TransportError(f"could not start server {name!r}: {type(error).__name__}: {error}")
+    wrapped.__cause__ = error
+    return wrapped
+
+
+def _group(source: GroupSource | ClientGroup, strict: bool, options: dict[str, Any]) -> ClientGroup:
+    if isinstance(source, ClientGroup):
+        if options or not strict:
+            raise ConfigError("pass options when creating the ClientGroup, not with an existing group")
+        return source
+    return ClientGroup(source, strict=strict, **options)
+
+
+@contextmanager
+def establish_connection(
+    source: GroupSource | ClientGroup, strict: bool = True, **options: Any
+) -> Iterator[ClientGroup]:
+    """Start a :class:`ClientGroup` for ``source`` and stop all its servers when the block ends.
+
+    ``source`` is a config file path, a config mapping, ``load_config``'s result, or clients.
+    ``options`` are those of :class:`ClientGroup` (``with_prefix``, ``servers``, client options)::
+
+        with ml.establish_connection("mcp.json") as clients:
+            chat = ml.Chat(model="gpt-4o-mini").with_tools(*clients.tools())
+    """
+    group = _group(source, strict, options)
+    with group:
+        yield group
+
+
+@asynccontextmanager
+async def aestablish_connection(
+    source: GroupSource | ClientGroup, strict: bool = True, **options: Any
+) -> AsyncIterator[ClientGroup]:
+    """Async twin of :func:`establish_connection`: ``async with ml.aestablish_connection(...) as clients:``."""
+    group = _group(source, strict, options)
+    async with group:
+        yield group

@@ -1,0 +1,177 @@
+"""Client features (sampling, elicitation, roots, human-in-the-loop) of one ``Client``.
+
+Capabilities are fixed when a session starts: the client advertises sampling, elicitation and
+roots only when they are enabled or configured at that moment (sampling and elicitation are off
+by default). A server's sampling or elicitation request to a client that did not enable it is
+refused with a JSON-RPC error by the SDK.
+
+Registering a handler (or adding the first root) on a *running* client whose session did not
+advertise the capability re-initialises the session transparently (``restart()``): the server
+sees the new capability from then on. Requests in flight at that moment fail, and a stdio server
+process is restarted, so register handlers before ``start()`` (or pass them to ``ml.client``)
+when that matters. Handlers registered while the capability is already advertised take effect
+at once, without a restart.
+
+Callbacks run on the background loop: async user handlers run there, sync ones in a worker thread.
+Whatever a handler raises becomes an error response to the server; the session survives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import TYPE_CHECKING, Any
+
+from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
+
+from mcp_litellm._client.connection import legacy_call
+from mcp_litellm._client.features import FeatureHost
+from mcp_litellm._client.roots import Roots
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
+from mcp_litellm.handlers import _settings
+from mcp_litellm.handlers._approval import decide_tool_call
+from mcp_litellm.handlers._elicitation import ElicitationRunner
+from mcp_litellm.handlers._sampling import SamplingRunner
+from mcp_litellm.handlers._settings import ElicitationSettings, HandlerSpec, SamplingSettings
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.connection import SessionOptions
+    from mcp_litellm._client.tool import Tool
+
+logger = logging.getLogger("mcp_litellm")
+
+
+class ClientFeatureSet:
+    """The client features of one client: option intake, session callbacks, tool-call approval."""
+
+    def __init__(self, host: FeatureHost, options: dict[str, Any]) -> None:
+        """Consume the options this class owns from ``options`` (what is left is reported unknown).
+
+        ``sampling=``, ``elicitation=``, ``roots=``, ``human_in_the_loop=`` (or
+        ``on_human_in_the_loop=``) update the global defaults (``ml.config``) for this client.
+        """
+        self._host = host
+        given = {key: options.pop(key) for key in _settings.OPTION_NAMES if key in options}
+        if "human_in_the_loop" in given and "on_human_in_the_loop" in given:
+            raise ConfigError("give human_in_the_loop or on_human_in_the_loop, not both")
+        defaults = _settings.config
+        self._sampling_settings = _settings.merge_sampling(defaults.sampling, given.get("sampling"))
+        self._elicitation_settings = _settings.merge_elicitation(defaults.elicitation, given.get("elicitation"))
+        roots = _settings.check_roots(given["roots"]) if "roots" in given else defaults.roots
+        self._roots = Roots(roots, on_change=self._roots_changed)
+        hitl: HandlerSpec | None = defaults.human_in_the_loop
+        for key in ("human_in_the_loop", "on_human_in_the_loop"):
+            if key in given:
+                value = given[key]
+                hitl = _settings.checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
+        self._hitl = hitl
+        self._advertised: frozenset[str] = frozenset()
+        self._sampling_runner = SamplingRunner(self._sampling_settings, host.name)
+        self._elicitation_runner = ElicitationRunner(self._elicitation_settings, host.name)
+
+    def add_session_callbacks(self, options: SessionOptions) -> None:
+        """Add what the next session advertises (capabilities are fixed at initialisation)."""
+        advertised = set()
+        if self._sampling_settings.enabled:
+            options.sampling_callback = self._sampling_callback
+            if self._sampling_settings.tools:
+                options.sampling_capabilities = SamplingCapability(tools=SamplingToolsCapability())
+            advertised.add("sampling")
+        if self._elicitation_settings.enabled:
+            options.elicitation_callback = self._elicitation_callback
+            advertised.add("elicitation")
+        if self._roots.configured:
+            options.list_roots_callback = self._list_roots_callback
+            advertised.add("roots")
+        self._advertised = frozenset(advertised)
+
+    @property
+    def sampling_settings(self) -> SamplingSettings:
+        """This client's sampling settings (global defaults with its own on top)."""
+        return self._sampling_settings
+
+    @property
+    def elicitation_settings(self) -> ElicitationSettings:
+        """This client's elicitation settings (global defaults with its own on top)."""
+        return self._elicitation_settings
+
+    @property
+    def roots(self) -> Roots:
+        """The roots this client offers."""
+        return self._roots
+
+    # -- registration ------------------------------------------------------------------------------
+
+    def _ensure_advertised(self, capability: str) -> None:
+        host = self._host
+        if host.is_alive() and capability not in self._advertised:
+            logger.info("client %r re-initialises its session to advertise %s", host.name, capability)
+            host.restart()
+
+    def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
+        """Enable sampling, answered by ``handler`` (``None``: the default LiteLLM completion)."""
+        spec = _settings.checked(HandlerSpec.of(handler, options), "sampling") if handler is not None else None
+        if spec is None and options:
+            raise ConfigError("handler options need a handler class")
+        self._sampling_settings = dataclasses.replace(self._sampling_settings, enabled=True, handler=spec)
+        self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name)
+        self._ensure_advertised("sampling")
+
+    def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
+        """Enable elicitation, answered by ``handler``."""
+        spec = _settings.checked(HandlerSpec.of(handler, options), "elicitation")
+        self._elicitation_settings = dataclasses.replace(self._elicitation_settings, enabled=True, handler=spec)
+        self._elicitation_runner = ElicitationRunner(self._elicitation_settings, self._host.name)
+        self._ensure_advertised("elicitation")
+
+    def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
+        """Ask ``handler`` before every tool call (``None`` removes it)."""
+        self._hitl = _settings.checked(HandlerSpec.of(handler, options), "human_in_the_loop") if handler else None
+
+    # -- callbacks (run on the background loop) -------------------------------------------------------
+
+    async def _sampling_callback(self, context: Any, params: Any) -> Any:
+        try:
+            return await self._sampling_runner.respond(params)
+        except Exception as exc:  # respond() reports its own failures; this is the last line of defence
+            logger.exception("sampling callback for server %r failed", self._host.name)
+            return ErrorData(code=INTERNAL_ERROR, message=f"sampling failed on the client: {type(exc).__name__}")
+
+    async def _elicitation_callback(self, context: Any, params: Any) -> Any:
+        try:
+            return await self._elicitation_runner.respond(params)
+        except Exception as exc:
+            logger.exception("elicitation callback for server %r failed", self._host.name)
+            return ErrorData(code=INTERNAL_ERROR, message=f"elicitation failed on the client: {type(exc).__name__}")
+
+    async def _list_roots_callback(self, context: Any) -> Any:
+        return self._roots.to_sdk()
+
+    async def _roots_changed(self, was_configured: bool) -> None:
+        host = self._host
+        connection = host._connection
+        if connection is None or not connection.alive:
+            return
+        if "roots" not in self._advertised:
+            logger.info("client %r re-initialises its session to advertise roots", host.name)
+            await host._restart()
+            return
+        version = connection.client.protocol_version or ""
+        if not version.startswith(("2024", "2025")):
+            return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
+        async def notify(client: Any) -> None:
+            await legacy_call(client.session.send_roots_list_changed)
+
+        try:
+            await connection.request("notifications/roots/list_changed", notify, host._timeout(None))
+        except MCPLiteLLMError as exc:
+            logger.warning("could not tell server %r that the roots changed: %s", host.name, exc)
+
+    # -- tool-call approval ------------------------------------------------------------------------
+
+    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """Return a denial reason, or ``None`` to let the call run."""
+        spec = self._hitl
+        if spec is None:
+            return None
+        return await decide_tool_call(spec, tool, arguments, self._host.name)

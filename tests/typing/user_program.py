@@ -1,0 +1,147 @@
+"""A typed user program: every public entry point, sync and async, as a user's ``mypy --strict`` sees it.
+
+It is type-checked by ``test_types.py`` (not run): a change that loosens or breaks a public signature
+shows up there as a mypy error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from litellm.router import Router
+
+import mcp_litellm as ml
+from mcp_litellm.handlers import (
+    Decision,
+    Elicitation,
+    ElicitationHandler,
+    ElicitationRegistry,
+    HumanInTheLoopHandler,
+    HumanInTheLoopRegistry,
+    Sample,
+    SamplingHandler,
+    accept,
+    approve,
+    decline,
+    deny,
+    guard,
+)
+
+
+class CheapSampling(SamplingHandler):
+    default_options: ClassVar[Mapping[str, Any]] = {"model": "gpt-4o-mini"}
+
+    @guard
+    def short_enough(self) -> bool | str:
+        return len(self.sample.message) < 10_000 or "too long"
+
+    def execute(self) -> Decision | bool:
+        return self.accept(self.default_completion())
+
+
+class AskUser(ElicitationHandler):
+    async def execute(self) -> Decision:
+        if self.elicitation.requested_schema is None:
+            return self.decline("URL mode is not supported here")
+        return self.accept({"name": "Ada"})
+
+
+class ReadOnlyOnly(HumanInTheLoopHandler):
+    def execute(self) -> Decision:
+        if self.annotations is not None and self.annotations.read_only_hint:
+            return self.approve()
+        return self.deny("only read-only tools")
+
+
+def sample_fn(sample: Sample) -> Decision:
+    return accept(f"echo: {sample.message}")
+
+
+async def elicit_fn(elicitation: Elicitation) -> dict[str, Any]:
+    return {"answer": elicitation.message}
+
+
+def approve_fn(tool_name: str, parameters: dict[str, Any]) -> bool | str:
+    return tool_name != "delete" or "not that one"
+
+
+def on_progress(progress: float, total: float | None, message: str | None, tool_name: str) -> None:
+    print(f"{tool_name}: {progress}/{total if total is not None else '?'} {message or ''}")
+
+
+def on_log(level: str, logger: str | None, data: Any) -> None:
+    print(level, logger, data)
+
+
+def sync_use() -> None:
+    ml.configure(sampling={"enabled": True, "default_model": "gpt-4o-mini"}, roots=["."])
+    ml.config.on_human_in_the_loop(approve_fn)
+    client: ml.Client = ml.client("demo", "stdio", {"command": "python", "args": ["-m", "mcp_litellm.demo_server"]},
+                                  request_timeout=8.0, sampling=CheapSampling, elicitation=AskUser,
+                                  human_in_the_loop=ReadOnlyOnly, start=False)
+    ml.Client("other", "streamable", {"url": "http://127.0.0.1:1/mcp"}, start=False, with_prefix=True)
+    with client:
+        client.on_sampling(sample_fn).on_elicitation(elicit_fn).on_human_in_the_loop(approve_fn)
+        client.on_progress(on_progress).on_progress(lambda p, total, message: None)
+        client.on_logging(on_log, level="warning").on_list_changed(print).on_resource_updated(print)
+        tools: list[ml.Tool] = client.tools()
+        result: ml.ToolResult = client.execute_tool("add", {"a": 1, "b": 2}, timeout=5, on_progress=on_progress)
+        print(result.text, result.is_error, result.structured, [block.type for block in result.content])
+        print(client.tool("add").execute({"a": 1, "b": 2}).to_message("call_1"))
+        print(ml.to_litellm_tools(tools, "gpt-4o-mini"), client.server_info, client.protocol_version)
+        resources: list[ml.Resource] = client.resources()
+        text: str | bytes = resources[0].content() if resources else client.read_resource("demo://readme")
+        template: ml.ResourceTemplate = client.resource_template("greeting")
+        prompt: ml.Prompt = client.prompt("review")
+        completion: ml.Completion = prompt.complete("language", "py")
+        print(text, template.to_content({"name": "x"}), prompt.messages({"code": "x"}), completion.values)
+        print(client.roots.paths, client.sampling_settings.enabled, client.elicitation_settings.timeout, client.ping())
+
+        chat = ml.Chat("gpt-4o-mini", temperature=0).with_tools(*tools).with_instructions("Be brief.")
+        chat.with_resource(resources[0]).with_resource_template(template, {"name": "x"}).with_prompt(prompt, {})
+        chat.on_tool_call(lambda call: print(call.name, call.arguments))
+        chat.on_tool_result(lambda result: print(result.text))
+        chat.on_tool_result(lambda call, result: print(call.id, result.is_error))
+        chat.on_new_message(lambda message: print(message.role)).on_new_message(lambda: None)
+        reply: ml.Message = chat.ask("Add 1 and 2", on_chunk=lambda chunk: print(chunk.content or "", end=""))
+        print(reply.text, reply.input_tokens, chat.ask_prompt(prompt, {"code": "x"}).content)
+        for chunk in chat.stream("Again"):
+            if chunk.is_tool_end and chunk.tool_result is not None:
+                print(chunk.tool_result.text)
+
+    servers = ml.load_config("mcp.json")
+    with ml.establish_connection(servers) as group:
+        group_tools: list[ml.Tool] = group.tools(exclude=["dangerous"])
+        first: ml.Client | None = group.get(group.names[0]) if group.names else None
+        print(group_tools, first, group.resources(), group.prompts())
+    router = Router(model_list=[{"model_name": "cheap", "litellm_params": {"model": "gpt-4o-mini"}}])
+    ml.Chat("cheap", router=router)
+    ElicitationRegistry.complete("id", {"name": "Ada"})
+    HumanInTheLoopRegistry.approve("id")
+    print(approve(), deny("no"), decline(), ml.__version__)
+
+
+async def async_use() -> None:
+    ml.use_running_loop()
+    async with ml.client("demo", "memory", {"server": object()}, start=False) as client:
+        tools = await client.atools()
+        result = await client.aexecute_tool(tools[0], {"a": 1})
+        await tools[0].aexecute({"a": 1}, on_progress=on_progress)
+        await client.aon_logging(on_log)
+        resources = await client.aresources()
+        content = await resources[0].acontent() if resources else await client.aread_resource("demo://x")
+        prompt = await client.aprompt("review")
+        messages = await prompt.amessages({"code": "x"})
+        chat = ml.Chat("gpt-4o-mini").with_tools(tools)
+        reply = await chat.aask("hi")
+        async for chunk in chat.astream("more"):
+            print(chunk.content)
+        print(result.text, content, messages, reply.text, await client.aping())
+    async with ml.aestablish_connection({"demo": {"command": "python"}}) as group:
+        print(await group.atools(), await group.aresources())
+
+
+if __name__ == "__main__":
+    asyncio.run(async_use())
