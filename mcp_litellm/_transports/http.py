@@ -25,27 +25,11 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import redact_text
+from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
 
 _HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth"}
 _SESSION_HEADER = "mcp-session-id"
-
-
-class _UrlSecretFilter(logging.Filter):
-    """Mask secret URL query values (``?api_key=...``) in what the HTTP client and the SDK's HTTP
-    transports log (request lines, "Connecting to ..."): hosted servers often take a key in the URL."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        redacted = redact_text(message)
-        if redacted != message:
-            record.msg, record.args = redacted, ()
-        return True
-
-
-for _logger_name in ("httpx2", "httpx", "mcp.client.streamable_http", "mcp.client.sse"):
-    logging.getLogger(_logger_name).addFilter(_UrlSecretFilter())
 
 
 @dataclass(frozen=True)
@@ -136,7 +120,9 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
 
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
-    return {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    remember_secrets(headers.values())
+    return headers
 
 
 def open_streamable(config: Mapping[str, Any]) -> Any:

@@ -44,7 +44,7 @@ from mcp import StdioServerParameters
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from mcp_litellm._core.redact import redact_text
+from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.framing import LineFramer, Oversized
 
@@ -308,6 +308,7 @@ def _error_for(request_id: int | str, message: str) -> SessionMessage:
 async def _connect(params: StdioServerParameters) -> AsyncIterator[Any]:
     label, report, limit = server_label.get(), exit_report.get(), max_message_size.get()
     secrets = tuple((params.env or {}).values())
+    remember_secrets(secrets)
     if report is not None:
         report.secrets = secrets
     process = await _spawn(params)

@@ -195,3 +195,26 @@ def test_a_malformed_answer_fails_its_call_at_once(a, what):
         assert client.is_alive() and client.ping()
     finally:
         client.stop()
+
+
+def test_secrets_are_masked_in_debug_tracebacks_and_in_errors(caplog):
+    """A URL's ?api_key= in a DEBUG traceback, and a header value a server quotes back, never show."""
+    import logging
+
+    from tests.conftest import free_port
+
+    caplog.set_level(logging.DEBUG)
+    key, token = "qk-1234567890abcdef", "hdr-secret-0987654321"
+    url = f"http://127.0.0.1:{free_port()}/mcp?api_key={key}"
+    with pytest.raises(ml.TransportError) as info:
+        ml.client("down", "streamable", {"url": url, "headers": {"Authorization": f"Bearer {token}"}},
+                  request_timeout=5)
+    logging.getLogger("mcp_litellm").debug("quoting the server: bad token %s at %s", token, url)
+    try:
+        raise RuntimeError(f"server said: token {token} rejected for {url}")
+    except RuntimeError:
+        logging.getLogger("mcp.client.streamable_http").debug("request failed", exc_info=True)
+    quoted = ml.ServerError(-32000, f"invalid credentials {token}")
+    shown = caplog.text + str(info.value) + str(quoted) + quoted.message
+    assert "request failed" in caplog.text and "Traceback" in caplog.text and "***" in caplog.text
+    assert key not in shown and token not in shown
