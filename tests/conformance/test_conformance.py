@@ -34,6 +34,10 @@ SUITE_TIMEOUT_S = 420
 _ENTRY = re.compile(r"^  - (?P<name>[\w./-]+)\s+#\s*(?P<reason>\S.*)$")
 _RESULT_DIR = re.compile(r"^(?P<scenario>.+)-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$")
 _SCENARIO_COUNT = re.compile(r"Running all suite \((\d+) scenarios\)")
+# Checks that measure wall-clock time, per scenario: when they are a scenario's only failures, it runs
+# again alone (see _rerun_timing_failures).
+TIMING_CHECKS = {"sse-retry": {"client-sse-retry-timing"}}
+TIMING_RERUNS = 2
 
 
 # -- reading the baseline and the results (pure; unit-tested below) ------------------------------------
@@ -128,12 +132,12 @@ def _node() -> str:
     raise AssertionError("unreachable")
 
 
-def _run_suite(output_dir: Path) -> tuple[int, str]:
-    """Run every client scenario; return how many the suite said it runs, and its output."""
+def _run(selection: list[str], output_dir: Path) -> str:
+    """Run the suite's client command on ``selection`` (``--suite all`` or ``--scenario NAME``); its output."""
     # The runner splits the command on spaces and runs it with /bin/sh: `exec` makes its timeout kill
     # the Python client itself, not just the shell around it.
     command = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(CLIENT))}"
-    args = [_node(), str(SUITE), "client", "--command", command, "--suite", "all",
+    args = [_node(), str(SUITE), "client", "--command", command, *selection,
             "--timeout", str(CLIENT_TIMEOUT_MS), "-o", str(output_dir)]
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1"}
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -148,33 +152,65 @@ def _run_suite(output_dir: Path) -> tuple[int, str]:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    count = _SCENARIO_COUNT.search(output)
-    if count is None:
-        pytest.fail(f"the conformance suite did not start (exit code {process.returncode}):\n{output[-4000:]}")
-    return int(count[1]), output
+    return output
 
 
-def _client_stderr(output_dir: Path, scenario: str) -> str:
-    for stderr in output_dir.glob(f"{scenario}-*/stderr.txt"):
-        return stderr.read_text().strip()[-1500:]
-    return ""
+def _rerun_timing_failures(results: dict[str, list[dict[str, Any]]], expected: dict[str, str],
+                           output_dir: Path) -> list[str]:
+    """Run again, alone, a scenario whose only failures are wall-clock timing checks; return what was rerun.
+
+    sse-retry measures how long the client waits before reconnecting (500 ms asked, 450-700 ms accepted).
+    With every other scenario's client starting at the same moment on a small, busy CI machine, the
+    reconnect can come late for reasons that have nothing to do with the client; alone it is on time.
+    Any other failure of the scenario is kept as it is, and a client that ignores the retry field fails
+    every run.
+    """
+    notes = []
+    for scenario, timing_checks in TIMING_CHECKS.items():
+        failing = {str(check.get("id")) for check in results.get(scenario, [])
+                   if check.get("status") in ("FAILURE", "WARNING")}
+        for attempt in range(1, TIMING_RERUNS + 1):
+            if not failing or not failing <= timing_checks or scenario in expected:
+                break
+            rerun_dir = output_dir / f"rerun-{attempt}"
+            _run(["--scenario", scenario], rerun_dir)
+            rerun = read_results(rerun_dir).get(scenario, [])
+            notes.append(f"{scenario}: only the timing check(s) {', '.join(sorted(failing))} failed; run again alone "
+                         f"(attempt {attempt}): {'passed' if not failed_checks(rerun) else 'failed'}")
+            results[scenario] = rerun
+            failing = {str(check.get("id")) for check in rerun if check.get("status") in ("FAILURE", "WARNING")}
+    return notes
+
+
+def _client_stderr(output_dirs: list[Path], scenario: str) -> str:
+    """The client's stderr in the last run of ``scenario`` among ``output_dirs``."""
+    found = [stderr for directory in output_dirs for stderr in directory.glob(f"{scenario}-*/stderr.txt")]
+    return found[-1].read_text().strip()[-1500:] if found else ""
 
 
 @pytest.mark.conformance
-@pytest.mark.timeout(SUITE_TIMEOUT_S + 60)
+@pytest.mark.timeout(3 * SUITE_TIMEOUT_S)
 def test_client_scenarios_pass_except_the_expected_failures(tmp_path: Path) -> None:
     if not SUITE.exists():
         _unavailable(f"the MCP conformance suite is not installed ({SUITE.relative_to(HERE.parent.parent)})")
     expected = read_expected_failures(EXPECTED_FAILURES.read_text())
-    count, output = _run_suite(tmp_path)
-    results = read_results(tmp_path)
+    suite_dir = tmp_path / "suite"
+    output = _run(["--suite", "all"], suite_dir)
+    count = _SCENARIO_COUNT.search(output)
+    if count is None:
+        pytest.fail(f"the conformance suite did not start:\n{output[-4000:]}")
+    results = read_results(suite_dir)
+    ran = len(results)
+    notes = _rerun_timing_failures(results, expected, tmp_path)
+    if notes:
+        print("\n".join(notes))  # shown with -s, or in the report when the test fails
     problems = compare(results, expected)
-    if len(results) != count:
-        problems.append(f"the suite ran {count} scenarios but wrote results for {len(results)}")
+    if ran != int(count[1]):
+        problems.append(f"the suite ran {count[1]} scenarios but wrote results for {ran}")
     details = [f"--- {scenario}: client stderr ---\n{stderr}" for scenario in sorted(results)
                if any(problem.startswith(f"{scenario} fails") for problem in problems)
-               and (stderr := _client_stderr(tmp_path, scenario))]
-    assert not problems, "\n".join(["conformance suite:", *problems, *details, "--- suite summary ---",
+               and (stderr := _client_stderr([suite_dir, *sorted(tmp_path.glob("rerun-*"))], scenario))]
+    assert not problems, "\n".join(["conformance suite:", *problems, *notes, *details, "--- suite summary ---",
                                     output[output.find("=== SUITE SUMMARY"):][:4000]])
 
 
@@ -235,3 +271,31 @@ def test_results_are_read_from_the_suites_directory_layout(tmp_path: Path) -> No
     (tmp_path / "stray" / "checks.json").write_text("[]")
     with pytest.raises(ValueError, match="unexpected result directory 'stray'"):
         read_results(tmp_path)
+
+
+@pytest.mark.parametrize(("first", "reruns", "expected_runs", "passes"), [
+    (["client-sse-retry-timing"], [[]], 1, True),                          # late once, on time alone
+    (["client-sse-retry-timing"], [["client-sse-retry-timing"]] * 2, 2, False),  # late every time
+    (["client-sse-last-event-id"], [], 0, False),                          # not a timing check: no rerun
+    (["client-sse-retry-timing", "client-sse-last-event-id"], [], 0, False),
+    ([], [], 0, True),
+])
+def test_only_a_timing_failure_is_run_again_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: list[str],
+                                                  reruns: list[list[str]], expected_runs: int, passes: bool) -> None:
+    runs: list[list[str]] = []
+
+    def fake_run(selection: list[str], output_dir: Path) -> str:
+        failing = reruns[len(runs)]
+        runs.append(selection)
+        directory = output_dir / "sse-retry-2026-11-23T05-31-38-308Z"
+        directory.mkdir(parents=True)
+        checks = [_check("FAILURE", name) for name in failing] or [_check("SUCCESS")]
+        (directory / "checks.json").write_text(json.dumps(checks))
+        return ""
+
+    monkeypatch.setattr(sys.modules[__name__], "_run", fake_run)
+    results = {"sse-retry": [_check("FAILURE", name) for name in first] or [_check("SUCCESS")]}
+    notes = _rerun_timing_failures(results, {}, tmp_path)
+    assert runs == [["--scenario", "sse-retry"]] * expected_runs
+    assert len(notes) == expected_runs
+    assert (compare(results, {}) == []) is passes
