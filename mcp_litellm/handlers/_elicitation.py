@@ -3,6 +3,7 @@ deferred completion, and schema validation of accepted content (invalid content 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import functools
 import logging
@@ -20,7 +21,7 @@ from mcp_litellm.handlers._settings import ElicitationSettings
 
 logger = logging.getLogger("mcp_litellm")
 
-__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "schema_errors"]
+__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "schema_errors", "with_defaults"]
 
 
 _URI_CHARS = r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*"
@@ -85,6 +86,20 @@ def schema_errors(content: Any, schema: dict[str, Any] | None) -> list[str]:
     return errors
 
 
+def with_defaults(content: Any, schema: dict[str, Any] | None) -> Any:
+    """``content`` with the schema's ``default`` for each property it leaves out (SEP-1034): a form the
+    user accepted without touching a field keeps the value the form showed. Anything but a dict is
+    returned as it is (validation then says what is wrong)."""
+    properties = (schema or {}).get("properties")
+    if not isinstance(content, dict) or not isinstance(properties, dict):
+        return content
+    filled = dict(content)
+    for name, spec in properties.items():
+        if name not in filled and isinstance(spec, dict) and "default" in spec:
+            filled[name] = copy.deepcopy(spec["default"])
+    return filled
+
+
 @dataclass
 class Elicitation:
     """A server's request for user input, as handlers see it.
@@ -147,7 +162,8 @@ class ElicitationHandler(Handler):
         raise NotImplementedError(f"{type(self).__name__} must implement execute()")
 
     def accept(self, content: dict[str, Any] | None = None) -> Decision:
-        """Accept with ``content`` (form mode; validated against the schema) or nothing (URL mode)."""
+        """Accept with ``content`` (form mode: fields left out take the schema's defaults, then the whole is
+        validated against the schema) or nothing (URL mode)."""
         return Decision("accept", value=content)
 
     def decline(self, reason: str | None = None) -> Decision:
@@ -223,7 +239,7 @@ class ElicitationRunner:
             return ErrorData(code=INTERNAL_ERROR, message=f"unexpected elicitation decision {decision.kind!r}")
         if elicitation.mode == "url":
             return ElicitResult(action="accept")
-        content = decision.value if decision.value is not None else {}
+        content = with_defaults(decision.value if decision.value is not None else {}, elicitation.requested_schema)
         errors = elicitation.validate(content)
         if not errors:
             try:
