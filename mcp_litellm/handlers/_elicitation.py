@@ -179,9 +179,23 @@ class ElicitationHandler(Handler):
         return Decision("defer", timeout=timeout if timeout is not None else self.options.get("timeout"))
 
 
+_ACTIONS = ("accept", "decline", "cancel")
+
+
 def _as_decision(outcome: Any) -> Decision:
+    """A handler's return value as a decision. Besides decisions: ``True`` (accept, URL mode), ``False`` or
+    a reason string (decline), ``None`` (cancel), a content dict (accept), an SDK ``ElicitResult``, or the
+    wire shape ``{"action": "accept" | "decline" | "cancel", "content": {...}}``."""
     if isinstance(outcome, Decision):
         return outcome
+    if isinstance(outcome, ElicitResult):
+        outcome = {"action": outcome.action, "content": outcome.content}
+    if (isinstance(outcome, dict) and outcome.get("action") in _ACTIONS
+            and set(outcome) <= {"action", "content"}):  # the wire shape, not form content
+        action, content = outcome["action"], outcome.get("content")
+        if action == "accept":
+            return Decision("accept", value=dict(content) if content is not None else None)
+        return Decision(action, reason=f"{action}d by the elicitation handler" if action == "decline" else None)
     if outcome is True:
         return Decision("accept", value=None)
     if outcome is False:

@@ -132,6 +132,15 @@ def test_decline_cancel_and_shorthands(make_client, protocol):
     assert actions == ["decline", "cancel", "decline", "cancel", "decline"]
 
 
+def test_plain_functions_may_return_the_wire_shape_or_an_elicit_result(make_client, protocol):
+    answers = iter([{"action": "decline"}, {"action": "cancel"}, {"action": "accept", "content": GOOD},
+                    ElicitResult(action="decline"), ElicitResult(action="accept", content=GOOD)])
+    client = make_client("memory", protocol=protocol, elicitation=lambda e: next(answers))
+    outs = [result_json(client.execute_tool("elicit_form")) for _ in range(5)]
+    assert [o["action"] for o in outs] == ["decline", "cancel", "accept", "decline", "accept"]
+    assert outs[2]["content"]["name"] == "Ada" and outs[4]["content"]["email"] == "ada@example.com"
+
+
 def test_url_mode_gets_url_and_id(make_client, protocol):
     seen = []
 
