@@ -6,6 +6,7 @@ package stays cheap and the provider layer has a single seam.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -33,6 +34,35 @@ def model_metadata(model: str) -> dict[str, Any] | None:
         if key and isinstance(table.get(key), dict):
             return dict(table[key])
     return None
+
+
+def router_metadata(router: Any) -> Callable[[str], dict[str, Any] | None]:
+    """``model_metadata`` for a Router's aliases: an alias gets the metadata of the model(s) behind it in
+    the Router's model list (averaged over its deployments; flags like ``supports_reasoning`` if any has
+    them); a name that is no alias is looked up as a model."""
+    behind: dict[str, list[str]] = {}
+    for entry in getattr(router, "model_list", None) or []:
+        if isinstance(entry, dict):
+            model = (entry.get("litellm_params") or {}).get("model")
+            if entry.get("model_name") and isinstance(model, str):
+                behind.setdefault(str(entry["model_name"]), []).append(model)
+
+    def lookup(name: str) -> dict[str, Any] | None:
+        found = [info for info in (model_metadata(model) for model in behind.get(name, [])) if info]
+        if not found:
+            return model_metadata(name)
+        merged: dict[str, Any] = {}
+        for key in {key for info in found for key in info}:
+            values = [info[key] for info in found if key in info]
+            if all(isinstance(v, bool) for v in values):
+                merged[key] = any(values)
+            elif all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                merged[key] = sum(values) / len(values)
+            else:
+                merged[key] = values[0]
+        return merged
+
+    return lookup
 
 
 def router_model_names(router: Any) -> list[str]:

@@ -309,7 +309,15 @@ def _normalise(values: dict[str, float]) -> dict[str, float]:
 
 def rank_models(models: Sequence[str], preferences: ModelPreferences,
                 metadata: Callable[[str], Mapping[str, Any] | None]) -> list[str]:
-    """``models`` ordered best first for the server's cost/speed/intelligence priorities.
+    """``models`` ordered best first for the server's priorities (see :func:`score_models`)."""
+    scores = score_models(models, preferences, metadata)
+    order = {m: i for i, m in enumerate(models)}
+    return sorted(models, key=lambda m: (-scores[m], order[m]))
+
+
+def score_models(models: Sequence[str], preferences: ModelPreferences,
+                 metadata: Callable[[str], Mapping[str, Any] | None]) -> dict[str, float]:
+    """Each model's score for the server's cost/speed/intelligence priorities (higher is better).
 
     Uses LiteLLM's model metadata: the price per token stands for capability (higher) and for
     cost and latency (lower); a larger context window adds to capability; reasoning models add to
@@ -333,8 +341,7 @@ def rank_models(models: Sequence[str], preferences: ModelPreferences,
         speed = max(0.0, (1 - p) - (0.3 if reasoning else 0.0))
         return cost_p * (1 - p) + speed_p * speed + smart_p * intelligence
 
-    order = {m: i for i, m in enumerate(models)}
-    return sorted(models, key=lambda m: (-score(m), order[m]))
+    return {model: score(model) for model in models}
 
 
 def select_model(preferences: ModelPreferences | None, *, allowed_models: Sequence[str] | None,
@@ -356,7 +363,11 @@ def select_model(preferences: ModelPreferences | None, *, allowed_models: Sequen
                         return model
         priorities = (preferences.cost_priority, preferences.speed_priority, preferences.intelligence_priority)
         if len(allowed) > 1 and any(p for p in priorities):
-            return rank_models(allowed, preferences, metadata)[0]
+            scores = score_models(allowed, preferences, metadata)
+            best = max(scores.values())
+            if not (default_model and all(math.isclose(s, best) for s in scores.values())):
+                return rank_models(allowed, preferences, metadata)[0]
+            # nothing tells the models apart (no metadata for any of them): the configured default wins
     if default_model:
         return default_model
     return allowed[0] if allowed else None

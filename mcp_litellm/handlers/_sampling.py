@@ -13,7 +13,7 @@ from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, Mod
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core import sampling as _sampling
-from mcp_litellm._llm import acompletion, model_metadata, router_model_names
+from mcp_litellm._llm import acompletion, model_metadata, router_metadata, router_model_names
 from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, call_user, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
 from mcp_litellm.handlers._settings import SamplingSettings
@@ -197,7 +197,8 @@ class SamplingRunner:
         if allowed is None and settings.router is not None:
             allowed = tuple(router_model_names(settings.router))
         model = _sampling.select_model(sample.model_preferences, allowed_models=allowed,
-                                       default_model=default_model or settings.default_model, metadata=model_metadata)
+                                       default_model=default_model or settings.default_model,
+                                       metadata=router_metadata(settings.router) if settings.router else model_metadata)
         if model is None:
             raise _sampling.SamplingConversionError(
                 f"no model is configured for sampling on client {self.client_name!r}; "

@@ -134,6 +134,27 @@ def test_router_alias(make_client, llm):
     assert llm.last["model"] == "gpt-4o-mini"  # no hint: the first of the router's models
 
 
+def test_router_aliases_are_ranked_by_the_models_behind_them(make_client, llm):
+    from mcp_litellm._llm import litellm_module
+
+    router = litellm_module().Router(model_list=[
+        {"model_name": "smart", "litellm_params": {"model": "openai/gpt-4.1", **LLM}},
+        {"model_name": "cheap", "litellm_params": {"model": "openai/gpt-4o-mini", **LLM}},
+        {"model_name": "mystery-a", "litellm_params": {"model": "openai/not-a-known-model-a", **LLM}},
+        {"model_name": "mystery-b", "litellm_params": {"model": "openai/not-a-known-model-b", **LLM}},
+    ])
+    client = make_client("memory", sampling={"enabled": True, "router": router, "default_model": "smart",
+                                             "allowed_models": ["smart", "cheap"]})
+    result_json(client.execute_tool("sample_text", {"prompt": "x", "cost_priority": 1.0, "speed_priority": 0.5}))
+    assert llm.last["model"] == "gpt-4o-mini", "cost and speed pick the alias of the cheap model, not the first"
+    result_json(client.execute_tool("sample_text", {"prompt": "x", "intelligence_priority": 1.0}))
+    assert llm.last["model"] == "gpt-4.1"
+    unknown = make_client("memory", name="unknown", sampling={
+        "enabled": True, "router": router, "default_model": "mystery-b", "allowed_models": ["mystery-a", "mystery-b"]})
+    result_json(unknown.execute_tool("sample_text", {"prompt": "x", "cost_priority": 1.0}))
+    assert llm.last["model"] == "not-a-known-model-b", "nothing tells them apart: the default model wins"
+
+
 def test_guard_rejects_with_reason_and_the_llm_is_not_called(make_client, llm, protocol):
     def guard(sample):
         return "too long" if len(sample.message) > 10 else True
