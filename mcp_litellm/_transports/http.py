@@ -50,11 +50,14 @@ for _logger_name in ("httpx2", "httpx", "mcp.client.streamable_http", "mcp.clien
 
 @dataclass(frozen=True)
 class HttpStatus:
-    """The answer to one POST: its status, reason phrase, and whether it named an MCP session."""
+    """The answer to one POST: its status, reason phrase, whether it named an MCP session, and (for
+    a 400 to a request that named one) the start of the error body, which tells a forgotten session
+    from a rejected request."""
 
     status: int
     reason: str
     with_session: bool
+    body: str | None = None
 
 
 class HttpObserver:
@@ -77,11 +80,27 @@ http_observer: contextvars.ContextVar[HttpObserver | None] = contextvars.Context
 """Set by the connection around each request; read by the response hook below."""
 
 
+_MAX_ERROR_BODY = 16_384
+"""Bytes of a 400 answer's body read for the session check (larger bodies are not read here)."""
+
+
 async def _observe_response(response: httpx2.Response) -> None:
     observer = http_observer.get()
     request = response.request
-    if observer is not None and request.method == "POST":
-        observer.last = HttpStatus(response.status_code, response.reason_phrase, _SESSION_HEADER in request.headers)
+    if observer is None or request.method != "POST":
+        return
+    with_session = _SESSION_HEADER in request.headers
+    body = None
+    if response.status_code == 400 and with_session:
+        # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers
+        # answer an unknown session with an error whose id is missing, so read it here (it stays cached
+        # for the SDK). Only small bodies: the length must be declared and bounded.
+        try:
+            if 0 < int(response.headers.get("content-length", "0")) <= _MAX_ERROR_BODY:
+                body = (await response.aread()).decode("utf-8", "replace")[:2000]
+        except (ValueError, httpx2.HTTPError):
+            body = None
+    observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body)
 
 
 def http_status_advice(status: int, *, with_session: bool = False) -> str:
@@ -91,7 +110,7 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
                 "Authorization) or its 'auth'")
     if status == 403:
         return "access denied: the credentials in 'headers' or 'auth' lack permission for this server"
-    if status == 404:
+    if status == 404 or (status == 400 and with_session):
         if with_session:
             return "the server no longer knows the MCP session (it expired or the server restarted)"
         return "wrong URL: check the server's 'url' (the MCP endpoint path, often /mcp, or /sse for the sse transport)"
@@ -105,10 +124,12 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
 
 
 class _ExpiredSessionDeleteFilter(logging.Filter):
-    """The SDK warns when closing a session the server already forgot (DELETE answered 404): say it at DEBUG."""
+    """The SDK warns when closing a session the server already forgot (DELETE answered 404, or 400 from
+    TypeScript servers): say it at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno == logging.WARNING and str(record.msg) == "Session termination failed: 404":
+        if record.levelno == logging.WARNING and str(record.msg) in ("Session termination failed: 404",
+                                                                      "Session termination failed: 400"):
             if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
                 return False
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
