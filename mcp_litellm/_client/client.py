@@ -332,6 +332,12 @@ class Client(CatalogMixin):
             raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
         return connection
 
+    async def _connected(self) -> Connection:
+        """The connection, after reconnecting it if it was a lost HTTP session (one attempt)."""
+        connection = self._require_connection()
+        await connection.reconnect(self.request_timeout)
+        return connection
+
     def __repr__(self) -> str:
         state = "alive" if self.is_alive() else "stopped"
         return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "

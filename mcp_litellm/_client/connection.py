@@ -441,6 +441,8 @@ class Connection:
         self._retiring: dict[asyncio.Task[None], _Session] = {}
         self._observe_http = transport_type in ("streamable", "sse")
         self._renew_failure: MCPLiteLLMError | None = None
+        self._renewals = 0
+        """How many times the session was replaced: a request that saw another number lost no race."""
         self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
 
     # -- lifecycle (all of these run on the background loop) ---------------------------------------
@@ -457,14 +459,19 @@ class Connection:
             await old.close()
             retiring.cancel()
 
-    async def _renew(self, old: _Session, timeout: float | None, *, why: str) -> _Session:
+    async def reconnect(self, timeout: float | None) -> None:
+        """Reconnect a lost HTTP session now (one attempt); a no-op while the session is alive."""
+        if not self._session.alive and self.reconnects:
+            await self._renew(self._renewals, timeout, why="lost")
+
+    async def _renew(self, seen: int, timeout: float | None, *, why: str) -> _Session:
         """Replace a session the server forgot (``why``: "HTTP 404"/"HTTP 400") or that was lost
-        (``why``: "lost") by a new one: one attempt, made by whichever caller gets here first; callers
-        that waited meanwhile share its outcome."""
+        (``why``: "lost") by a new one. ``seen`` is ``_renewals`` as the caller found it: one attempt is
+        made by whichever caller gets here first, and callers that arrived while it ran share its outcome."""
         lost = why == "lost"
         async with self._reinit_lock:
             current = self._session
-            if current is not old:  # another request renewed the session while this one waited
+            if self._renewals != seen:  # another request renewed the session while this one waited
                 if current.alive:
                     return current
                 raise TransportError(f"server {self.name!r} is unreachable: {self._renew_failure or 'not connected'}",
@@ -475,6 +482,7 @@ class Connection:
                 logger.warning("server %r: the connection was lost; reconnecting", self.name)
             else:
                 logger.warning("server %r forgot the MCP session (%s); re-initialising", self.name, why)
+            old = current
             fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options)
             self._session = fresh
             # Requests still running on the old session get their 404 too and retry on the new one;
@@ -486,6 +494,7 @@ class Connection:
                 await fresh.open(timeout)
             except MCPLiteLLMError as exc:
                 self._renew_failure = exc
+                self._renewals += 1  # after the attempt: requests that came meanwhile share this outcome
                 status = getattr(exc, "http_status", None)
                 if lost:
                     raise TransportError(
@@ -495,7 +504,11 @@ class Connection:
                     f"server {self.name!r} forgot the MCP session and re-initialising failed: {exc}",
                     http_status=status,
                 ) from exc
+            except BaseException:
+                self._renewals += 1
+                raise
             self._renew_failure = None
+            self._renewals += 1
             if lost:
                 logger.info("server %r: reconnected", self.name)
             hook = self.on_reinitialised
@@ -534,10 +547,10 @@ class Connection:
         An expired HTTP session is re-initialised once and the call retried on the new session; a
         lost HTTP session is reconnected (once) before the call.
         """
-        session = self._session
+        session, seen = self._session, self._renewals
         renewed = False
         if not session.alive and self.reconnects:
-            session = await self._renew(session, timeout, why="lost")
+            session = await self._renew(seen, timeout, why="lost")
             renewed = True
         try:
             return await self._attempt(session, method, call, timeout)
@@ -545,7 +558,7 @@ class Connection:
             if renewed or self._closing or _in_reinit_hook.get():
                 raise
             why = f"HTTP {expired.http_status}"
-        fresh = await self._renew(session, timeout, why=why)
+        fresh = await self._renew(seen, timeout, why=why)
         try:
             return await self._attempt(fresh, method, call, timeout)
         except _SessionExpired as again:
