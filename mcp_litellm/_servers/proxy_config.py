@@ -139,9 +139,12 @@ def from_proxy_entry(source: str, name: str, entry: Any, environ: Mapping[str, s
     if not isinstance(entry, Mapping):
         return entry
     where = f"{source}: server {name!r}"
-    raw = {key: _resolve_os_environ(value, environ, f"{where}, key {key!r}") for key, value in entry.items()}
+    # proxy-only keys are dropped before os.environ/ references are resolved: a secret that only the
+    # proxy uses (an OAuth client secret, AWS keys) need not be set where mcp_litellm runs
+    dropped = [key for key in entry if key in _PROXY_ONLY_KEYS]
+    raw = {key: _resolve_os_environ(value, environ, f"{where}, key {key!r}")
+           for key, value in entry.items() if key not in _PROXY_ONLY_KEYS}
     result: dict[str, Any] = {}
-    dropped: list[str] = []
     unusable: str | None = None
 
     transport = raw.pop("transport", None)
@@ -186,7 +189,7 @@ def from_proxy_entry(source: str, name: str, entry: Any, environ: Mapping[str, s
         if isinstance(given, Mapping):
             del raw["headers"]
 
-    prefixes = tuple(p for p in (raw.get("alias"), name) if isinstance(p, str) and p)
+    prefixes = tuple(p for p in (entry.get("alias"), name) if isinstance(p, str) and p)
     if "allowed_tools" in raw:
         result["include_tools"] = _tool_names(raw.pop("allowed_tools"), prefixes)
     if "disallowed_tools" in raw:
@@ -201,11 +204,7 @@ def from_proxy_entry(source: str, name: str, entry: Any, environ: Mapping[str, s
                            "proxy's /mcp gateway", where)
             return None
 
-    for key, value in raw.items():
-        if key in _PROXY_ONLY_KEYS:
-            dropped.append(key)
-        else:
-            result[key] = value
+    result.update(raw)
     if dropped:
         logger.debug("%s: ignoring LiteLLM Proxy settings that do not apply to a direct connection: %s",
                      where, ", ".join(sorted(dropped)))
