@@ -125,8 +125,8 @@ def litellm_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
         env = {**os.environ, "LITELLM_ENABLE_MCP_STDIO": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                "FAKE_LLM_KEY": "sk-fake-upstream"}
         with log.open("wb") as out:
-            process = subprocess.Popen([executable, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
-                                       stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+            command = [executable, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                        cwd=directory)
         try:
             _wait_ready(url, process, log)
