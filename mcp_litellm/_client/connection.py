@@ -474,8 +474,10 @@ class Connection:
             if self._renewals != seen:  # another request renewed the session while this one waited
                 if current.alive:
                     return current
-                raise TransportError(f"server {self.name!r} is unreachable: {self._renew_failure or 'not connected'}",
-                                     http_status=getattr(self._renew_failure, "http_status", None))
+                failure = self._renew_failure
+                raise TransportError(f"server {self.name!r} is unreachable (a reconnect just failed: "
+                                     f"{failure or 'not connected'})",
+                                     http_status=getattr(failure, "http_status", None))
             if self._closing:
                 raise TransportError(f"server {self.name!r} is closing; its session was not renewed")
             if lost:
@@ -548,26 +550,25 @@ class Connection:
         lost HTTP session is reconnected (once) before the call.
         """
         session, seen = self._session, self._renewals
-        renewed = False
         if not session.alive and self.reconnects:
             session = await self._renew(seen, timeout, why="lost")
-            renewed = True
+        else:
+            try:
+                return await self._attempt(session, method, call, timeout)
+            except _SessionExpired as expired:
+                if self._closing or _in_reinit_hook.get():
+                    raise
+                why = f"HTTP {expired.http_status}"
+            session = await self._renew(seen, timeout, why=why)
         try:
             return await self._attempt(session, method, call, timeout)
-        except _SessionExpired as expired:
-            if renewed or self._closing or _in_reinit_hook.get():
-                raise
-            why = f"HTTP {expired.http_status}"
-        fresh = await self._renew(seen, timeout, why=why)
-        try:
-            return await self._attempt(fresh, method, call, timeout)
         except _SessionExpired as again:
             if again.http_status == 400:
                 # The server accepted this brand-new session a moment ago, so this 400 is about the
                 # request itself: report it as the rejected request it is and keep the session.
                 raise http_error(400, "Bad Request", lead=f"server {self.name!r} answered {method} with",
                                  detail=again.detail) from again.__cause__
-            fresh.mark_dead()
+            session.mark_dead()
             raise TransportError(
                 f"server {self.name!r} forgot the MCP session again right after it was re-initialised (HTTP 404 "
                 f"to {method}), so it does not keep sessions; if it runs behind a load balancer, enable session "
