@@ -80,6 +80,8 @@ http_observer: contextvars.ContextVar[HttpObserver | None] = contextvars.Context
 """Set by the connection around each request; read by the response hook below."""
 
 
+_PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
+                  "user-agent", _SESSION_HEADER, "mcp-protocol-version"}
 _MAX_ERROR_BODY = 16_384
 """Bytes of a 400 answer's body read for the session check (larger bodies are not read here)."""
 
@@ -97,7 +99,9 @@ async def _observe_response(response: httpx2.Response) -> None:
         # for the SDK). Only small bodies: the length must be declared and bounded.
         try:
             if 0 < int(response.headers.get("content-length", "0")) <= _MAX_ERROR_BODY:
-                body = (await response.aread()).decode("utf-8", "replace")[:2000]
+                text = (await response.aread()).decode("utf-8", "replace")[:2000]
+                # it may reach an error message: mask the request's header values (credentials) in it
+                body = redact_text(text, [v for k, v in request.headers.items() if k.lower() not in _PLAIN_HEADERS])
         except (ValueError, httpx2.HTTPError):
             body = None
     observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body)

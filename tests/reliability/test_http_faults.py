@@ -380,6 +380,24 @@ def test_bare_http_400_that_persists_on_a_new_session_is_reported_and_keeps_the_
         client.stop()
 
 
+def test_a_400_body_that_echoes_credentials_does_not_leak_them_into_the_error(faulty_streamable):
+    url, faulty = faulty_streamable
+    secret = "s3cr3t-token-9f8e7d"
+    client = ml.client("echoing", "streamable", {"url": url, "headers": {"Authorization": f"Bearer {secret}"}},
+                       protocol="legacy", request_timeout=5)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        faulty.answer_calls_with = 400
+        faulty.answer_calls_body = f"session rejected for Authorization: Bearer {secret}".encode()
+        with pytest.raises(ml.TransportError) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert info.value.http_status == 400 and "session rejected" in str(info.value)
+        assert secret not in str(info.value)
+        assert client.is_alive()
+    finally:
+        client.stop()
+
+
 def test_request_without_a_session_answered_400_is_not_taken_for_an_expired_session(faulty_streamable):
     # protocol 2026-07-28 sends no mcp-session-id: a 400 there can only be about the request
     url, faulty = faulty_streamable
