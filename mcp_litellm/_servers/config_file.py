@@ -54,7 +54,7 @@ _OPTION_ALIASES = {
     "include_tools": "include_tools", "includeTools": "include_tools",
     "allowed_tools": "include_tools", "allowedTools": "include_tools",
     "exclude_tools": "exclude_tools", "excludeTools": "exclude_tools",
-    "disabled_tools": "exclude_tools", "disabledTools": "exclude_tools",
+    "disabled_tools": "exclude_tools", "disabledTools": "exclude_tools", "disallowed_tools": "exclude_tools",
     "protocol": "protocol",
     "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
 }

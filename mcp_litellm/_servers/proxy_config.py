@@ -190,10 +190,9 @@ def from_proxy_entry(source: str, name: str, entry: Any, environ: Mapping[str, s
             del raw["headers"]
 
     prefixes = tuple(p for p in (entry.get("alias"), name) if isinstance(p, str) and p)
-    if "allowed_tools" in raw:
-        result["include_tools"] = _tool_names(raw.pop("allowed_tools"), prefixes)
-    if "disallowed_tools" in raw:
-        result["exclude_tools"] = _tool_names(raw.pop("disallowed_tools"), prefixes)
+    for key in ("allowed_tools", "disallowed_tools"):  # load_config's aliases of include/exclude_tools
+        if key in raw:
+            result[key] = _tool_names(raw.pop(key), prefixes)
     if "timeout" in raw:  # the proxy's per-server timeout bounds each call to the server
         result["request_timeout"] = raw.pop("timeout")
     if "spec_path" in raw:

@@ -183,6 +183,13 @@ def test_unknown_transport_in_a_proxy_file_is_a_clear_error(tmp_path, transport)
     assert "'stdio', 'http'" in message and "'sse'" in message
 
 
+def test_a_wrongly_typed_tool_list_is_named_as_the_user_wrote_it():
+    with pytest.raises(ml.ConfigError) as info:
+        ml.load_config({"general_settings": {}, "mcp_servers": {"s": {"url": "https://x.test/mcp",
+                                                                      "disallowed_tools": "crash"}}})
+    assert "'s'" in str(info.value) and "'disallowed_tools'" in str(info.value) and "list" in str(info.value)
+
+
 def test_unknown_auth_type_is_a_clear_error():
     with pytest.raises(ml.ConfigError) as info:
         ml.load_config({"mcp_servers": {"s": {"url": "https://x.test/mcp", "auth_type": "kerberos",
