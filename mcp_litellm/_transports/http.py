@@ -128,12 +128,12 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
 
 
 class _ExpiredSessionDeleteFilter(logging.Filter):
-    """The SDK warns when closing a session the server already forgot (DELETE answered 404, or 400 from
-    TypeScript servers): say it at DEBUG."""
+    """The SDK warns when the DELETE that closes a session fails: the server already forgot it (404, or
+    400 from TypeScript servers) or is unreachable (a restart, an outage; the session is gone with it).
+    Closing is best effort and nothing is left to do: say it at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno == logging.WARNING and str(record.msg) in ("Session termination failed: 404",
-                                                                      "Session termination failed: 400"):
+        if record.levelno == logging.WARNING and str(record.msg).startswith("Session termination failed:"):
             if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
                 return False
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"

@@ -76,6 +76,11 @@ def test_requests_during_an_outage_fail_then_the_next_request_reconnects(transpo
             first_pid = int(client.execute_tool("pid").text)
             assert client.is_alive()
             server.stop()
+            if transport == "sse":  # its event stream ends with the server: known before any request
+                deadline = time.monotonic() + 5
+                while client.is_alive() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert not client.is_alive()
 
             failed, took = timed(lambda: client.execute_tool("add", {"a": 1, "b": 2}))
             assert isinstance(failed, ml.TransportError), failed
@@ -100,6 +105,19 @@ def test_requests_during_an_outage_fail_then_the_next_request_reconnects(transpo
             assert client.execute_tool("add", {"a": 2, "b": 3}).text == "5"
         finally:
             client.stop()
+
+
+def test_stopping_a_client_whose_server_is_gone_is_quick_and_quiet(caplog):
+    with fixture_server("streamable") as (server, url):
+        client = ml.client("orphan", "streamable", {"url": url}, protocol="legacy", request_timeout=5)
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        server.stop()
+        started = time.monotonic()
+        client.stop()
+        assert time.monotonic() - started < 3
+        assert not client.is_alive()
+    # the SDK warns that its closing DELETE failed; the session is gone with the server, nothing to do
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_ping_reconnects_a_lost_http_connection_and_reports_the_truth():
