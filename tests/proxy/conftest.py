@@ -9,6 +9,7 @@ over stdio in its ``mcp_servers:`` (so ``LITELLM_ENABLE_MCP_STDIO=true``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -93,12 +94,15 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
 def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
-    os.killpg(process.pid, signal.SIGTERM)  # the proxy leads its own process group (start_new_session)
     try:
+        os.killpg(process.pid, signal.SIGTERM)  # the proxy leads its own process group (start_new_session)
         process.wait(timeout=15)
+    except ProcessLookupError:
+        pass
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 @pytest.fixture(scope="session")
