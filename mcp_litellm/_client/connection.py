@@ -475,8 +475,8 @@ class Connection:
                 if current.alive:
                     return current
                 failure = self._renew_failure
-                raise TransportError(f"server {self.name!r} is unreachable (a reconnect just failed: "
-                                     f"{failure or 'not connected'})",
+                raise TransportError(f"server {self.name!r} is not connected (a reconnect just failed: "
+                                     f"{failure or 'no details'})",
                                      http_status=getattr(failure, "http_status", None))
             if self._closing:
                 raise TransportError(f"server {self.name!r} is closing; its session was not renewed")
@@ -499,8 +499,9 @@ class Connection:
                 self._renewals += 1  # after the attempt: requests that came meanwhile share this outcome
                 status = getattr(exc, "http_status", None)
                 if lost:
+                    what = "is unreachable" if status is None else "refused the new connection"
                     raise TransportError(
-                        f"server {self.name!r} is unreachable: reconnecting failed ({exc}); the next request "
+                        f"server {self.name!r} {what}: reconnecting failed ({exc}); the next request "
                         "tries again (or call restart())", http_status=status) from exc
                 raise TransportError(
                     f"server {self.name!r} forgot the MCP session and re-initialising failed: {exc}",

@@ -39,6 +39,7 @@ class FaultyHTTP:
     - ``forget_new_sessions``: the same for every session, right after the server created it.
     - ``forget_with``: answer requests naming a forgotten session with this ``(status, json body)``
       instead, as TypeScript-SDK servers do after a restart (400, ``"No valid session ID provided"``).
+    - ``answer_initialize_with``: answer each ``initialize`` POST with this HTTP status.
     - ``answer_calls_with``: answer each ``tools/call`` POST with this HTTP status and
       ``answer_calls_body`` (plain text; JSON when it starts with ``{``).
     - ``cut`` (an event): close every streaming response in flight (a ``tools/call`` POST, or the
@@ -53,6 +54,7 @@ class FaultyHTTP:
         self.forget_new_sessions = False
         self.forget_with: tuple[int, bytes] | None = None
         self.answer_calls_with: int | None = None
+        self.answer_initialize_with: int | None = None
         self.answer_calls_body = b"no"
         self.calls_answered = 0
         self.cut = threading.Event()
@@ -79,6 +81,9 @@ class FaultyHTTP:
         rpc = _json(body)
         if isinstance(rpc, dict) and rpc.get("method") == "initialize":
             self.initializes += 1
+            if self.answer_initialize_with is not None:
+                await _answer(send, self.answer_initialize_with, b"no")
+                return
         session = dict(scope["headers"]).get(b"mcp-session-id", b"").decode()
         if session and (session in self._doomed or self.forget_new_sessions) and session not in self._deleted:
             if self.forget_with is not None:
@@ -410,6 +415,39 @@ def test_request_without_a_session_answered_400_is_not_taken_for_an_expired_sess
             client.execute_tool("add", {"a": 1, "b": 2})
         assert info.value.http_status == 400
         assert faulty.initializes == initializes and faulty.calls_answered == 1
+        assert client.is_alive()
+    finally:
+        client.stop()
+
+
+def test_lost_connection_whose_reconnect_is_refused_names_the_status_and_recovers_later(faulty_streamable):
+    # the stream breaks (the connection is lost); meanwhile the server started refusing the credentials
+    url, faulty = faulty_streamable
+    faulty.cut_mode = "abort"
+    client = ml.client("revoked", "streamable", {"url": url}, protocol="legacy", request_timeout=10)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        failure: dict[str, Any] = {}
+
+        def pending() -> None:
+            try:
+                client.execute_tool("slow", {"seconds": 10, "steps": 10}, on_progress=lambda *_: faulty.cut.set())
+            except ml.TransportError as exc:
+                failure["error"] = exc
+
+        caller = threading.Thread(target=pending)
+        caller.start()
+        caller.join(timeout=10)
+        assert isinstance(failure.get("error"), ml.TransportError) and not client.is_alive()
+        faulty.cut.clear()
+        faulty.answer_initialize_with = 401
+        with pytest.raises(ml.TransportError) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert info.value.http_status == 401
+        assert "'revoked' refused the new connection" in str(info.value) and "authentication" in str(info.value)
+        assert not client.is_alive()
+        faulty.answer_initialize_with = None
+        assert client.execute_tool("add", {"a": 2, "b": 2}).text == "4"
         assert client.is_alive()
     finally:
         client.stop()
