@@ -96,6 +96,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
 
     if TYPE_CHECKING:  # provided by the client core and FeaturesMixin (stubs here would shadow them)
         def _require_connection(self) -> Connection: ...
+        async def _connected(self) -> Connection: ...
         def _timeout(self, timeout: float | None) -> float: ...
         async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None: ...
         def _request_meta(self) -> dict[str, Any] | None: ...
@@ -163,7 +164,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
-        connection = self._require_connection()
+        connection = await self._connected()
         progress = self._progress_callback(tool.mcp_name, on_progress)
         meta = self._request_meta()
 

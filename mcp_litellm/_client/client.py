@@ -247,18 +247,21 @@ class Client(CatalogMixin):
         return self
 
     def is_alive(self) -> bool:
-        """True while the session is connected and usable."""
+        """True while the session is connected and usable.
+
+        For an HTTP server it is False from a request that found the server unreachable until a later
+        request (or :meth:`ping`) reconnected; it does not probe the server itself.
+        """
         connection = self._connection
         return connection is not None and connection.alive
 
     async def _ping(self, timeout: float | None) -> bool:
         connection = self._connection
-        if connection is None or not connection.alive:
+        if connection is None or not (connection.alive or connection.reconnects):
             return False
-        modern = not (connection.client.protocol_version or "").startswith(("2024", "2025"))
 
         async def call(client: Any) -> Any:
-            if modern:
+            if not (client.protocol_version or "").startswith(("2024", "2025")):
                 return await client.session.discover()
             return await client.session.send_ping()
 
@@ -270,7 +273,9 @@ class Client(CatalogMixin):
         return True
 
     def ping(self, *, timeout: float | None = None) -> bool:
-        """Check the server answers; True or False, never raises for a dead server."""
+        """Check the server answers; True or False, never raises for a dead server.
+
+        A lost HTTP connection is reconnected first (one attempt), as for any other request."""
         return run_sync(self._ping(timeout))
 
     async def aping(self, *, timeout: float | None = None) -> bool:
@@ -332,6 +337,12 @@ class Client(CatalogMixin):
         connection = self._connection
         if connection is None:
             raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
+        return connection
+
+    async def _connected(self) -> Connection:
+        """The connection, after reconnecting it if it was a lost HTTP session (one attempt)."""
+        connection = self._require_connection()
+        await connection.reconnect(self.request_timeout)
         return connection
 
     def __repr__(self) -> str:

@@ -6,8 +6,14 @@ Every request goes through :meth:`Connection.request`, which applies the timeout
 SDK and transport failures into mcp_litellm's exceptions in one place.
 
 A streamable HTTP server may forget a session (idle expiry, restart): it then answers 404 to the
-session's id. The connection re-initialises once, on a fresh transport, and retries the request;
-if the new session is forgotten right away too, the request fails with ``TransportError``.
+session's id (TypeScript-SDK servers answer 400; see ``_forgot_session`` for when a 400 counts). The
+connection re-initialises once, on a fresh transport, and retries the request; if the new session is
+forgotten right away too, the request fails with ``TransportError``.
+
+An HTTP connection that was lost (the server was unreachable, the stream broke) is not final either:
+the next request opens a new session first, one attempt per request, and fails with
+``TransportError`` if the server is still unreachable. ``alive`` is False from the failure until a
+reconnect succeeds. Stdio and in-memory sessions end with their process or object: ``restart()``.
 """
 
 from __future__ import annotations
@@ -153,13 +159,42 @@ def _describe(exc: BaseException) -> str:
 
 
 class _SessionExpired(TransportError):
-    """The HTTP server answered 404 to a request naming a session it used to know."""
+    """The HTTP server answered 404 (or a session-related 400) to a request naming a session it used to know."""
 
-    def __init__(self, server: str, method: str) -> None:
+    def __init__(self, server: str, method: str, status: int, detail: str | None = None) -> None:
+        self.detail = detail
         super().__init__(
-            f"server {server!r} answered HTTP 404 to {method}: {http_status_advice(404, with_session=True)}",
-            http_status=404,
+            f"server {server!r} answered HTTP {status} to {method}: {http_status_advice(status, with_session=True)}",
+            http_status=status,
         )
+
+
+def _forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:
+    """Whether an HTTP error status means "this MCP session is unknown here" (expired, or the server restarted).
+
+    The rule, and why:
+
+    - Only a request that named a session (it carried ``mcp-session-id``) can have lost it; without
+      one, 404 means a wrong URL and 400 a bad request.
+    - 404 is the specification's answer for an unknown session, unless the server said in JSON-RPC
+      that the *method* is unknown (-32601).
+    - 400 is what TypeScript-SDK servers (and the many written after its examples, server-everything
+      among them) answer instead: ``"Bad Request: No valid session ID provided"``. But 400 is also
+      the plain "malformed request" status, and 2026-07-28 servers send JSON-RPC errors such as
+      invalid params with it. So a 400 counts only when the error text - the body the server sent, or
+      the JSON-RPC error the SDK parsed from it - mentions the session. A 400 without any text
+      (empty or unreadable body) counts too: the cost of a wrong guess is one re-initialisation, and
+      the retry on the brand-new session then reports its 400 as the rejected request it is, with
+      the client left connected (see ``Connection.request``).
+    """
+    if not failure.with_session:
+        return False
+    if failure.status == 404:
+        return exc.code != METHOD_NOT_FOUND
+    if failure.status != 400:
+        return False
+    said = [text for text in (failure.body, None if stand_in else exc.message) if text and text.strip()]
+    return not said or any("session" in text.lower() for text in said)
 
 
 def http_error(status: int, reason: str, *, lead: str, detail: str | None = None) -> TransportError:
@@ -172,9 +207,9 @@ def http_error(status: int, reason: str, *, lead: str, detail: str | None = None
 def _http_failure(failure: HttpStatus, exc: MCPError, *, server: str, method: str) -> MCPLiteLLMError | None:
     """Map a JSON-RPC error that came with an HTTP error status; ``None`` keeps it a ``ServerError``."""
     status = failure.status
-    if status == 404 and failure.with_session and exc.code != METHOD_NOT_FOUND:
-        return _SessionExpired(server, method)
     stand_in = (exc.code, exc.message) in _SDK_STAND_INS or exc.code == CONNECTION_CLOSED
+    if _forgot_session(failure, exc, stand_in):
+        return _SessionExpired(server, method, status, detail=failure.body if stand_in else exc.message)
     if not (stand_in or status in (401, 403) or status >= 500):
         return None  # a JSON-RPC error the server chose to send with a 4xx status (2026-07-28 does that)
     return http_error(status, failure.reason, lead=f"server {server!r} answered {method} with",
@@ -398,8 +433,8 @@ class _Session:
 class Connection:
     """A started session. Create with :meth:`open`; it is alive until closed or the peer goes away.
 
-    ``on_reinitialised`` (set by the owner of the connection) runs after an expired HTTP session was
-    replaced by a new one, before the request that found it expired is retried.
+    ``on_reinitialised`` (set by the owner of the connection) runs after an expired or lost HTTP
+    session was replaced by a new one, before the request that needed it runs.
     """
 
     def __init__(self, name: str, transport_type: str, config: Mapping[str, Any], options: SessionOptions) -> None:
@@ -413,6 +448,9 @@ class Connection:
         self._closing = False
         self._retiring: dict[asyncio.Task[None], _Session] = {}
         self._observe_http = transport_type in ("streamable", "sse")
+        self._renew_failure: MCPLiteLLMError | None = None
+        self._renewals = 0
+        """How many times the session was replaced: a request that saw another number lost no race."""
         self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
 
     # -- lifecycle (all of these run on the background loop) ---------------------------------------
@@ -429,28 +467,61 @@ class Connection:
             await old.close()
             retiring.cancel()
 
-    async def _reinitialise(self, expired: _Session, timeout: float | None) -> _Session:
-        """Replace a session the server forgot by a new one (once, whoever of the callers gets here first)."""
+    async def reconnect(self, timeout: float | None) -> None:
+        """Reconnect a lost HTTP session now (one attempt); a no-op while the session is alive."""
+        if not self._session.alive and self.reconnects:
+            await self._renew(self._renewals, timeout, why="lost")
+
+    async def _renew(self, seen: int, timeout: float | None, *, why: str) -> _Session:
+        """Replace a session the server forgot (``why``: "HTTP 404"/"HTTP 400") or that was lost
+        (``why``: "lost") by a new one. ``seen`` is ``_renewals`` as the caller found it: one attempt is
+        made by whichever caller gets here first, and callers that arrived while it ran share its outcome."""
+        lost = why == "lost"
         async with self._reinit_lock:
-            if self._session is not expired:
-                return self._session  # another request re-initialised while this one waited
+            current = self._session
+            if self._renewals != seen:  # another request renewed the session while this one waited
+                if current.alive:
+                    return current
+                failure = self._renew_failure
+                raise TransportError(f"server {self.name!r} is not connected (a reconnect just failed: "
+                                     f"{failure or 'no details'})",
+                                     http_status=getattr(failure, "http_status", None))
             if self._closing:
-                raise TransportError(f"server {self.name!r} is closing; its expired session was not renewed")
-            logger.warning("server %r forgot the MCP session (HTTP 404); re-initialising", self.name)
+                raise TransportError(f"server {self.name!r} is closing; its session was not renewed")
+            if lost:
+                logger.warning("server %r: the connection was lost; reconnecting", self.name)
+            else:
+                logger.warning("server %r forgot the MCP session (%s); re-initialising", self.name, why)
+            old = current
             fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options)
             self._session = fresh
             # Requests still running on the old session get their 404 too and retry on the new one;
             # closing the old transport under them would fail them instead.
-            retiring = asyncio.get_running_loop().create_task(expired.retire(min(timeout or _CLOSE_GRACE, 60.0)))
-            self._retiring[retiring] = expired
+            retiring = asyncio.get_running_loop().create_task(old.retire(min(timeout or _CLOSE_GRACE, 60.0)))
+            self._retiring[retiring] = old
             retiring.add_done_callback(lambda task: self._retiring.pop(task, None))
             try:
                 await fresh.open(timeout)
             except MCPLiteLLMError as exc:
+                self._renew_failure = exc
+                self._renewals += 1  # after the attempt: requests that came meanwhile share this outcome
+                status = getattr(exc, "http_status", None)
+                if lost:
+                    what = "is unreachable" if status is None else "refused the new connection"
+                    raise TransportError(
+                        f"server {self.name!r} {what}: reconnecting failed ({exc}); the next request "
+                        "tries again (or call restart())", http_status=status) from exc
                 raise TransportError(
                     f"server {self.name!r} forgot the MCP session and re-initialising failed: {exc}",
-                    http_status=getattr(exc, "http_status", None),
+                    http_status=status,
                 ) from exc
+            except BaseException:
+                self._renewals += 1
+                raise
+            self._renew_failure = None
+            self._renewals += 1
+            if lost:
+                logger.info("server %r: reconnected", self.name)
             hook = self.on_reinitialised
             if hook is not None:
                 token = _in_reinit_hook.set(True)
@@ -466,8 +537,13 @@ class Connection:
 
     @property
     def alive(self) -> bool:
-        """True while the session is usable."""
+        """True while the session is usable (for HTTP: False from a lost connection until a reconnect)."""
         return self._session.alive
+
+    @property
+    def reconnects(self) -> bool:
+        """True when a request on a lost session reconnects first (HTTP transports, not while closing)."""
+        return self._observe_http and not self._closing and not _in_reinit_hook.get()
 
     @property
     def client(self) -> mcp.Client:
@@ -479,23 +555,33 @@ class Connection:
     async def request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
         """Run ``call(client)`` with ``timeout`` and translate failures. Runs on the background loop.
 
-        An expired HTTP session is re-initialised once and the call retried on the new session.
+        An expired HTTP session is re-initialised once and the call retried on the new session; a
+        lost HTTP session is reconnected (once) before the call.
         """
-        session = self._session
+        session, seen = self._session, self._renewals
+        if not session.alive and self.reconnects:
+            session = await self._renew(seen, timeout, why="lost")
+        else:
+            try:
+                return await self._attempt(session, method, call, timeout)
+            except _SessionExpired as expired:
+                if self._closing or _in_reinit_hook.get():
+                    raise
+                why = f"HTTP {expired.http_status}"
+            session = await self._renew(seen, timeout, why=why)
         try:
             return await self._attempt(session, method, call, timeout)
-        except _SessionExpired:
-            if self._closing or _in_reinit_hook.get():
-                raise
-        fresh = await self._reinitialise(session, timeout)
-        try:
-            return await self._attempt(fresh, method, call, timeout)
         except _SessionExpired as again:
-            fresh.mark_dead()
+            if again.http_status == 400:
+                # The server accepted this brand-new session a moment ago, so this 400 is about the
+                # request itself: report it as the rejected request it is and keep the session.
+                raise http_error(400, "Bad Request", lead=f"server {self.name!r} answered {method} with",
+                                 detail=again.detail) from again.__cause__
+            session.mark_dead()
             raise TransportError(
                 f"server {self.name!r} forgot the MCP session again right after it was re-initialised (HTTP 404 "
                 f"to {method}), so it does not keep sessions; if it runs behind a load balancer, enable session "
-                "affinity. The client is disconnected; call restart() to try again",
+                "affinity. The client is disconnected; the next request tries again (or call restart())",
                 http_status=404,
             ) from again.__cause__
 

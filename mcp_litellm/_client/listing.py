@@ -65,6 +65,7 @@ class ListingMixin:
 
     if TYPE_CHECKING:  # provided by the client core
         def _require_connection(self) -> Connection: ...
+        async def _connected(self) -> Connection: ...
         def _timeout(self, timeout: float | None) -> float: ...
 
     def _invalidate(self, kind: str | None = None) -> None:
@@ -93,7 +94,7 @@ class ListingMixin:
         cached = self._catalog_cache.get(kind)
         if cached is not None and not refresh:
             return list(cached)
-        connection = self._require_connection()
+        connection = await self._connected()
         self._require_capability(connection, _CAPABILITIES[kind], kind.replace("_", " "))
         timeout = self._timeout(None)
         generation = self._catalog_cache.setdefault("_generation", {}).get(kind, 0)

@@ -260,7 +260,7 @@ class NotificationsMixin(ListingMixin):
     # -- subscriptions -------------------------------------------------------------------------------------
 
     async def _subscription(self, uri: str, subscribe: bool) -> None:
-        connection = self._require_connection()
+        connection = await self._connected()
         resources = connection.client.server_capabilities.resources
         if subscribe and (resources is None or not resources.subscribe):
             raise UnsupportedFeature(f"server {self.name!r} does not support resource subscriptions")
@@ -278,7 +278,7 @@ class NotificationsMixin(ListingMixin):
         self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
 
     async def _legacy_subscription(self, uri: str, subscribe: bool) -> None:
-        connection = self._require_connection()
+        connection = await self._connected()
 
         async def call(client: Any) -> Any:
             session = client.session

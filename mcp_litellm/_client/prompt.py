@@ -151,14 +151,14 @@ class PromptsMixin(ListingMixin):
         return await run_async(self._find_prompt(name, refresh))
 
     async def _get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
-        connection = self._require_connection()
+        connection = await self._connected()
         self._require_capability(connection, "prompts", "prompts")
         meta = self._request_meta()
         return await connection.request("prompts/get", lambda c: c.get_prompt(name, arguments, meta=meta),  # type: ignore[arg-type]
                                         self._timeout(None))
 
     async def _complete(self, ref: Any, argument: str, value: str, context: Mapping[str, str] | None) -> Completion:
-        connection = self._require_connection()
+        connection = await self._connected()
         if connection.client.server_capabilities.completions is None:
             raise UnsupportedFeature(f"server {self.name!r} does not offer argument completion")
         if not isinstance(argument, str) or not isinstance(value, str):

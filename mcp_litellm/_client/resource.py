@@ -219,7 +219,7 @@ class ResourcesMixin(ListingMixin):
         contents: dict[str, ReadResourceResult] = self._catalog_cache.setdefault("contents", {})
         if not refresh and uri in contents:
             return contents[uri]
-        connection = self._require_connection()
+        connection = await self._connected()
         self._require_capability(connection, "resources", "resources")
         meta = self._request_meta()
         generation = self._catalog_cache.setdefault("_generation", {}).get("contents:" + uri, 0)

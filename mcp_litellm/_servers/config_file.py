@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_config
+from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -53,7 +54,7 @@ _OPTION_ALIASES = {
     "include_tools": "include_tools", "includeTools": "include_tools",
     "allowed_tools": "include_tools", "allowedTools": "include_tools",
     "exclude_tools": "exclude_tools", "excludeTools": "exclude_tools",
-    "disabled_tools": "exclude_tools", "disabledTools": "exclude_tools",
+    "disabled_tools": "exclude_tools", "disabledTools": "exclude_tools", "disallowed_tools": "exclude_tools",
     "protocol": "protocol",
     "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
 }
@@ -181,6 +182,11 @@ def load_config(
     ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``. String values may use
     ``${VAR}`` and ``${VAR:-default}`` (from ``environ``, default ``os.environ``).
 
+    A LiteLLM Proxy ``config.yaml`` works as it is: its ``mcp_servers:`` entries (``transport``
+    ``stdio``/``http``/``sse``, ``auth_type`` with ``authentication_token``, ``static_headers``,
+    ``allowed_tools``/``disallowed_tools``, ``os.environ/NAME`` values) are mapped to the same
+    connections the proxy makes; its other sections and proxy-only keys are ignored.
+
     Files ending in ``.yaml``/``.yml`` are read as YAML (needs ``pip install 'mcp-litellm[yaml]'``),
     others as JSON (JSONC comments and trailing commas allowed). Returns ``{name: ServerConfig}`` in
     file order, disabled servers included. Raises ``ConfigError`` for anything invalid, naming the server and the key.
@@ -208,6 +214,7 @@ def load_config(
     if not isinstance(servers, Mapping):
         raise ConfigError(f"{source}: {present[0]!r} must map server names to their settings, "
                           f"got {type(servers).__name__}")
+    proxy_file = present[0] == "mcp_servers" and is_proxy_config(data)
     result: dict[str, ServerConfig] = {}
     for name, entry in servers.items():
         if isinstance(name, bool):
@@ -216,6 +223,10 @@ def load_config(
         if not isinstance(name, str) or not name.strip():
             quote = " (put the name in quotes)" if isinstance(name, int | float) else ""
             raise ConfigError(f"{source}: server names must be non-empty strings, got {name!r}{quote}")
+        if proxy_file or (present[0] == "mcp_servers" and is_proxy_entry(entry)):
+            entry = from_proxy_entry(source, name, entry, env)
+            if entry is None:
+                continue
         result[name] = _server(source, name, entry, env)
     return result
 

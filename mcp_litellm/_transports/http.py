@@ -25,7 +25,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import remember_secrets
+from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
 
 _HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth"}
@@ -34,11 +34,14 @@ _SESSION_HEADER = "mcp-session-id"
 
 @dataclass(frozen=True)
 class HttpStatus:
-    """The answer to one POST: its status, reason phrase, and whether it named an MCP session."""
+    """The answer to one POST: its status, reason phrase, whether it named an MCP session, and (for
+    a 400 to a request that named one) the start of the error body, which tells a forgotten session
+    from a rejected request."""
 
     status: int
     reason: str
     with_session: bool
+    body: str | None = None
 
 
 class HttpObserver:
@@ -61,11 +64,31 @@ http_observer: contextvars.ContextVar[HttpObserver | None] = contextvars.Context
 """Set by the connection around each request; read by the response hook below."""
 
 
+_PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
+                  "user-agent", _SESSION_HEADER, "mcp-protocol-version"}
+_MAX_ERROR_BODY = 16_384
+"""Bytes of a 400 answer's body read for the session check (larger bodies are not read here)."""
+
+
 async def _observe_response(response: httpx2.Response) -> None:
     observer = http_observer.get()
     request = response.request
-    if observer is not None and request.method == "POST":
-        observer.last = HttpStatus(response.status_code, response.reason_phrase, _SESSION_HEADER in request.headers)
+    if observer is None or request.method != "POST":
+        return
+    with_session = _SESSION_HEADER in request.headers
+    body = None
+    if response.status_code == 400 and with_session:
+        # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers
+        # answer an unknown session with an error whose id is missing, so read it here (it stays cached
+        # for the SDK). Only small bodies: the length must be declared and bounded.
+        try:
+            if 0 < int(response.headers.get("content-length", "0")) <= _MAX_ERROR_BODY:
+                text = (await response.aread()).decode("utf-8", "replace")[:2000]
+                # it may reach an error message: mask the request's header values (credentials) in it
+                body = redact_text(text, [v for k, v in request.headers.items() if k.lower() not in _PLAIN_HEADERS])
+        except (ValueError, httpx2.HTTPError):
+            body = None
+    observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body)
 
 
 def http_status_advice(status: int, *, with_session: bool = False) -> str:
@@ -75,7 +98,7 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
                 "Authorization) or its 'auth'")
     if status == 403:
         return "access denied: the credentials in 'headers' or 'auth' lack permission for this server"
-    if status == 404:
+    if status == 404 or (status == 400 and with_session):
         if with_session:
             return "the server no longer knows the MCP session (it expired or the server restarted)"
         return "wrong URL: check the server's 'url' (the MCP endpoint path, often /mcp, or /sse for the sse transport)"
@@ -89,10 +112,12 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
 
 
 class _ExpiredSessionDeleteFilter(logging.Filter):
-    """The SDK warns when closing a session the server already forgot (DELETE answered 404): say it at DEBUG."""
+    """The SDK warns when the DELETE that closes a session fails: the server already forgot it (404, or
+    400 from TypeScript servers) or is unreachable (a restart, an outage; the session is gone with it).
+    Closing is best effort and nothing is left to do: say it at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno == logging.WARNING and str(record.msg) == "Session termination failed: 404":
+        if record.levelno == logging.WARNING and str(record.msg).startswith("Session termination failed:"):
             if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
                 return False
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"

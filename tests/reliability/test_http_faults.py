@@ -37,7 +37,11 @@ class FaultyHTTP:
     - ``forget_sessions()``: the sessions handed out so far are deleted on the server as soon as a
       request names one of them, so that request (and every later one) gets the server's own 404.
     - ``forget_new_sessions``: the same for every session, right after the server created it.
-    - ``answer_calls_with``: answer each ``tools/call`` POST with this HTTP status and a plain body.
+    - ``forget_with``: answer requests naming a forgotten session with this ``(status, json body)``
+      instead, as TypeScript-SDK servers do after a restart (400, ``"No valid session ID provided"``).
+    - ``answer_initialize_with``: answer each ``initialize`` POST with this HTTP status.
+    - ``answer_calls_with``: answer each ``tools/call`` POST with this HTTP status and
+      ``answer_calls_body`` (plain text; JSON when it starts with ``{``).
     - ``cut`` (an event): close every streaming response in flight (a ``tools/call`` POST, or the
       legacy SSE stream) without finishing it; ``cut_mode`` ``"end"`` ends the body cleanly,
       ``"abort"`` drops the connection.
@@ -48,7 +52,11 @@ class FaultyHTTP:
         self.sessions: list[str] = []
         self.initializes = 0
         self.forget_new_sessions = False
+        self.forget_with: tuple[int, bytes] | None = None
         self.answer_calls_with: int | None = None
+        self.answer_initialize_with: int | None = None
+        self.answer_calls_body = b"no"
+        self.calls_answered = 0
         self.cut = threading.Event()
         self.cut_mode = "end"
         self._doomed: set[str] = set()
@@ -73,8 +81,15 @@ class FaultyHTTP:
         rpc = _json(body)
         if isinstance(rpc, dict) and rpc.get("method") == "initialize":
             self.initializes += 1
+            if self.answer_initialize_with is not None:
+                await _answer(send, self.answer_initialize_with, b"no")
+                return
         session = dict(scope["headers"]).get(b"mcp-session-id", b"").decode()
         if session and (session in self._doomed or self.forget_new_sessions) and session not in self._deleted:
+            if self.forget_with is not None:
+                status, payload = self.forget_with
+                await _answer(send, status, payload)
+                return
             await self._delete(scope, session)
 
         async def recording_send(message: dict[str, Any]) -> None:
@@ -85,9 +100,8 @@ class FaultyHTTP:
             await send(message)
 
         if self.answer_calls_with is not None and isinstance(rpc, dict) and rpc.get("method") == "tools/call":
-            await send({"type": "http.response.start", "status": self.answer_calls_with,
-                        "headers": [(b"content-type", b"text/plain")]})
-            await send({"type": "http.response.body", "body": b"no", "more_body": False})
+            self.calls_answered += 1
+            await _answer(send, self.answer_calls_with, self.answer_calls_body)
             return
         streaming = (scope["method"] == "GET" and scope["path"].endswith("/sse")) or (
             isinstance(rpc, dict) and rpc.get("method") == "tools/call")
@@ -151,6 +165,13 @@ class FaultyHTTP:
             group.cancel_scope.cancel()
         if aborted:
             raise ConnectionAbortedError("test server dropped the connection mid-response")
+
+
+async def _answer(send: Send, status: int, body: bytes) -> None:
+    kind = b"application/json" if body.startswith(b"{") else b"text/plain"
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
@@ -281,6 +302,153 @@ def test_expired_session_restores_subscriptions(faulty_streamable):
         events = client.execute_tool("server_events").structured
         assert events["result"].count("subscribe file:///docs/readme.md") == 2, events
         assert updated.wait(3), "no update arrived on the new session"
+    finally:
+        client.stop()
+
+
+# -- sessions forgotten the TypeScript way: HTTP 400 ---------------------------------------------------
+
+# What server-everything (TypeScript SDK) answers a session it does not know: 400, a JSON-RPC error
+# without an id (so the SDK cannot parse it and makes up a generic error).
+NO_VALID_SESSION = b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}'
+
+
+@pytest.mark.parametrize("body", [NO_VALID_SESSION, b"Invalid or expired session", b""],
+                         ids=["typescript-json", "plain-text", "empty"])
+def test_session_forgotten_with_http_400_is_reinitialised_once_and_the_call_succeeds(faulty_streamable, body,
+                                                                                    caplog):
+    url, faulty = faulty_streamable
+    faulty.forget_with = (400, body)
+    client = ml.client("ts-like", "streamable", {"url": url}, protocol="legacy", request_timeout=5)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        faulty.forget_sessions()
+        started = time.monotonic()
+        assert client.execute_tool("add", {"a": 2, "b": 3}).text == "5"
+        assert time.monotonic() - started < 3
+        assert faulty.initializes == 2, "expected exactly one re-initialisation"
+        assert client.is_alive()
+        assert any("forgot the MCP session (HTTP 400)" in r.getMessage() for r in caplog.records)
+        assert client.execute_tool("echo", {"message": "again"}).text == "again"
+        assert faulty.initializes == 2
+    finally:
+        client.stop()
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+@pytest.mark.parametrize(("body", "error"), [
+    (b"Bad Request: unsupported protocol version", ml.TransportError),
+    (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: unsupported protocol version"}}',
+     ml.ServerError),
+], ids=["plain-text", "json-rpc"])
+def test_http_400_about_something_else_is_a_rejected_request_not_an_expired_session(faulty_streamable, protocol,
+                                                                                    body, error):
+    url, faulty = faulty_streamable
+    client = ml.client("strict400", "streamable", {"url": url}, protocol=protocol, request_timeout=5)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        initializes = faulty.initializes
+        faulty.answer_calls_with, faulty.answer_calls_body = 400, body
+        with pytest.raises(error) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert "unsupported protocol version" in str(info.value) or isinstance(info.value, ml.TransportError)
+        if isinstance(info.value, ml.TransportError):
+            assert info.value.http_status == 400 and "'strict400'" in str(info.value)
+        assert faulty.initializes == initializes, "a 400 that is not about the session must not re-initialise"
+        assert faulty.calls_answered == 1
+        assert client.is_alive()
+        faulty.answer_calls_with = None
+        assert client.execute_tool("add", {"a": 2, "b": 2}).text == "4"
+    finally:
+        client.stop()
+
+
+def test_bare_http_400_that_persists_on_a_new_session_is_reported_and_keeps_the_client(faulty_streamable):
+    # no text to go by: counted as a forgotten session once; the same 400 on the brand-new session
+    # shows it was the request, so the call fails with HTTP 400 and the client stays connected
+    url, faulty = faulty_streamable
+    client = ml.client("bare400", "streamable", {"url": url}, protocol="legacy", request_timeout=5)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        faulty.answer_calls_with, faulty.answer_calls_body = 400, b""
+        with pytest.raises(ml.TransportError) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert info.value.http_status == 400
+        assert "'bare400'" in str(info.value) and "HTTP 400" in str(info.value)
+        assert "again right after" not in str(info.value)
+        assert faulty.initializes == 2 and faulty.calls_answered == 2, "one re-initialisation, one retry"
+        assert client.is_alive()
+        faulty.answer_calls_with = None
+        assert client.execute_tool("add", {"a": 2, "b": 2}).text == "4"
+        assert faulty.initializes == 2
+    finally:
+        client.stop()
+
+
+def test_a_400_body_that_echoes_credentials_does_not_leak_them_into_the_error(faulty_streamable):
+    url, faulty = faulty_streamable
+    secret = "s3cr3t-token-9f8e7d"
+    client = ml.client("echoing", "streamable", {"url": url, "headers": {"Authorization": f"Bearer {secret}"}},
+                       protocol="legacy", request_timeout=5)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        faulty.answer_calls_with = 400
+        faulty.answer_calls_body = f"session rejected for Authorization: Bearer {secret}".encode()
+        with pytest.raises(ml.TransportError) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert info.value.http_status == 400 and "session rejected" in str(info.value)
+        assert secret not in str(info.value)
+        assert client.is_alive()
+    finally:
+        client.stop()
+
+
+def test_request_without_a_session_answered_400_is_not_taken_for_an_expired_session(faulty_streamable):
+    # protocol 2026-07-28 sends no mcp-session-id: a 400 there can only be about the request
+    url, faulty = faulty_streamable
+    client = ml.client("sessionless", "streamable", {"url": url}, protocol="auto", request_timeout=5)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        initializes = faulty.initializes
+        faulty.answer_calls_with, faulty.answer_calls_body = 400, b"Invalid or expired session"
+        with pytest.raises(ml.TransportError) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert info.value.http_status == 400
+        assert faulty.initializes == initializes and faulty.calls_answered == 1
+        assert client.is_alive()
+    finally:
+        client.stop()
+
+
+def test_lost_connection_whose_reconnect_is_refused_names_the_status_and_recovers_later(faulty_streamable):
+    # the stream breaks (the connection is lost); meanwhile the server started refusing the credentials
+    url, faulty = faulty_streamable
+    faulty.cut_mode = "abort"
+    client = ml.client("revoked", "streamable", {"url": url}, protocol="legacy", request_timeout=10)
+    try:
+        assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
+        failure: dict[str, Any] = {}
+
+        def pending() -> None:
+            try:
+                client.execute_tool("slow", {"seconds": 10, "steps": 10}, on_progress=lambda *_: faulty.cut.set())
+            except ml.TransportError as exc:
+                failure["error"] = exc
+
+        caller = threading.Thread(target=pending)
+        caller.start()
+        caller.join(timeout=10)
+        assert isinstance(failure.get("error"), ml.TransportError) and not client.is_alive()
+        faulty.cut.clear()
+        faulty.answer_initialize_with = 401
+        with pytest.raises(ml.TransportError) as info:
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert info.value.http_status == 401
+        assert "'revoked' refused the new connection" in str(info.value) and "authentication" in str(info.value)
+        assert not client.is_alive()
+        faulty.answer_initialize_with = None
+        assert client.execute_tool("add", {"a": 2, "b": 2}).text == "4"
+        assert client.is_alive()
     finally:
         client.stop()
 
