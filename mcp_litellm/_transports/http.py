@@ -1,7 +1,9 @@
 """The streamable HTTP and (legacy) SSE transports.
 
 Headers, timeouts and ``auth`` (any ``httpx2.Auth``, such as the SDK's ``OAuthClientProvider``)
-are set on the ``httpx2.AsyncClient`` the SDK's transports use.
+are set on the ``httpx2.AsyncClient`` the SDK's transports use. ``"auth": "oauth"`` or an
+``"oauth": {...}`` mapping builds mcp_litellm's own OAuth 2.1 auth (:mod:`.oauth`), once per client
+config, so its tokens and discovered metadata survive a reconnect.
 
 The SDK turns an HTTP error status into a JSON-RPC error and drops the status. To say what went
 wrong (401: credentials, 404: URL or expired session, 5xx: the server), the streamable transport's
@@ -27,14 +29,25 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_text
 from mcp_litellm._transports.common import check_keys, check_type
+from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 
-_HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth"}
+_AUTH_FINAL = "mcp_litellm.auth_final"
+"""Set by the OAuth flow on a request it will not retry (see ``oauth.AUTH_FINAL``)."""
+
+
+def _is_oauth(auth: httpx2.Auth) -> bool:
+    from mcp_litellm._transports.oauth import is_oauth
+
+    return is_oauth(auth)
+
+_HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth"}
 _SESSION_HEADER = "mcp-session-id"
 
 
 class _UrlSecretFilter(logging.Filter):
-    """Mask secret URL query values (``?api_key=...``) in what the HTTP client and the SDK's HTTP
-    transports log (request lines, "Connecting to ..."): hosted servers often take a key in the URL."""
+    """Mask secret URL query values (``?api_key=...``, an OAuth redirect's ``?code=...``) in what the HTTP
+    client and the SDK's HTTP transports log (request lines, response headers at DEBUG, "Connecting to
+    ..."): hosted servers often take a key in the URL."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -44,7 +57,8 @@ class _UrlSecretFilter(logging.Filter):
         return True
 
 
-for _logger_name in ("httpx2", "httpx", "mcp.client.streamable_http", "mcp.client.sse"):
+for _logger_name in ("httpx2", "httpx", "mcp.client.streamable_http", "mcp.client.sse", "httpcore2.http11",
+                     "httpcore2.http2", "httpcore2.connection", "httpcore.http11", "httpcore.http2"):
     logging.getLogger(_logger_name).addFilter(_UrlSecretFilter())
 
 
@@ -58,12 +72,19 @@ class HttpStatus:
 
 
 class HttpObserver:
-    """What the HTTP layer answered while one request (or the handshake) ran: the last POST's status."""
+    """What the HTTP layer answered while one request (or the handshake) ran: the last POST's status.
 
-    __slots__ = ("last",)
+    OAuth fills in the rest: ``auth_error`` is why authorizing failed (the connection raises it instead
+    of the HTTP error that follows), and ``deadline`` is the request's timeout scope (an
+    ``asyncio.Timeout`` or an anyio ``CancelScope``), suspended while a person authorizes.
+    """
+
+    __slots__ = ("auth_error", "deadline", "last")
 
     def __init__(self) -> None:
         self.last: HttpStatus | None = None
+        self.auth_error: Exception | None = None
+        self.deadline: Any = None
 
     def failure(self) -> HttpStatus | None:
         """The last POST's answer when it was an HTTP error (status >= 400), else ``None``."""
@@ -128,11 +149,39 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
     check_type(transport, "timeout", config.get("timeout"), int | float, "a number of seconds")
     check_type(transport, "sse_read_timeout", config.get("sse_read_timeout"), int | float, "a number of seconds")
     auth = config.get("auth")
-    if auth is not None and not isinstance(auth, httpx2.Auth):
+    if auth is not None and not isinstance(auth, httpx2.Auth | str):
         raise ConfigError(
-            f"config key 'auth' of the {transport!r} transport must be an httpx2.Auth "
+            f"config key 'auth' of the {transport!r} transport must be \"oauth\" or an httpx2.Auth "
             f"(for example mcp.client.auth.OAuthClientProvider), got {type(auth).__name__}"
         )
+    try:
+        oauth_settings(config)
+    except OAuthProblem as exc:
+        raise ConfigError(f"config key {exc.key!r} of the {transport!r} transport: {exc.problem}") from None
+
+
+_oauth_providers: dict[int, tuple[Mapping[str, Any], httpx2.Auth]] = {}
+"""OAuth auth objects by client config (held, so its id stays unique): one per client, reused on reconnect."""
+_OAUTH_CACHE_SIZE = 256
+
+
+def _auth(transport: str, config: Mapping[str, Any]) -> httpx2.Auth | None:
+    auth = config.get("auth")
+    if isinstance(auth, httpx2.Auth):
+        return auth
+    settings = oauth_settings(config)
+    if settings is None:
+        return None
+    cached = _oauth_providers.get(id(config))
+    if cached is not None and cached[0] is config:
+        return cached[1]
+    from mcp_litellm._transports.oauth import oauth_auth
+
+    provider = oauth_auth(config["url"], settings, transport=transport)
+    while len(_oauth_providers) >= _OAUTH_CACHE_SIZE:
+        del _oauth_providers[next(iter(_oauth_providers))]
+    _oauth_providers[id(config)] = (config, provider)
+    return provider
 
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
@@ -142,6 +191,7 @@ def _headers(config: Mapping[str, Any]) -> dict[str, str]:
 def open_streamable(config: Mapping[str, Any]) -> Any:
     """Transport factory for ``streamable``: config ``url``, ``headers``, ``timeout``, ``auth``."""
     _check("streamable", config)
+    auth = _auth("streamable", config)
     timeout = float(config.get("timeout") or 30.0)
     read_timeout = float(config.get("sse_read_timeout") or 300.0)
 
@@ -150,7 +200,7 @@ def open_streamable(config: Mapping[str, Any]) -> Any:
         http = httpx2.AsyncClient(
             headers=_headers(config),
             timeout=httpx2.Timeout(timeout, read=read_timeout),
-            auth=config.get("auth"),
+            auth=auth,
             event_hooks={"response": [_observe_response]},
         )
         async with http, streamable_http_client(config["url"], http_client=http) as streams:
@@ -168,6 +218,8 @@ def open_sse(config: Mapping[str, Any]) -> Any:
     and the pending request fails with the HTTP status.
     """
     _check("sse", config)
+    auth = _auth("sse", config)
+    ours = auth is not None and _is_oauth(auth)
 
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
@@ -176,6 +228,8 @@ def open_sse(config: Mapping[str, Any]) -> Any:
         async def on_response(response: httpx2.Response) -> None:
             await _observe_response(response)
             if response.request.method == "POST" and response.status_code >= 400:
+                if ours and response.status_code in (401, 403) and not response.request.extensions.get(_AUTH_FINAL):
+                    return  # OAuth answers this one (and marks the retry final)
                 relay_send.close()
 
         def http_client(
@@ -191,7 +245,7 @@ def open_sse(config: Mapping[str, Any]) -> Any:
             headers=_headers(config) or None,
             timeout=float(config.get("timeout") or 30.0),
             sse_read_timeout=float(config.get("sse_read_timeout") or 300.0),
-            auth=config.get("auth"),
+            auth=auth,
             httpx_client_factory=http_client,
         )
         async with transport as (read_stream, write_stream), anyio.create_task_group() as relays:
