@@ -14,11 +14,9 @@ context variable set around one request reaches exactly the POSTs of that reques
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -30,6 +28,7 @@ from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_text
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
+from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
 
 _AUTH_FINAL = "mcp_litellm.auth_final"
 """Set by the OAuth flow on a request it will not retry (see ``oauth.AUTH_FINAL``)."""
@@ -62,40 +61,7 @@ for _logger_name in ("httpx2", "httpx", "mcp.client.streamable_http", "mcp.clien
     logging.getLogger(_logger_name).addFilter(_UrlSecretFilter())
 
 
-@dataclass(frozen=True)
-class HttpStatus:
-    """The answer to one POST: its status, reason phrase, and whether it named an MCP session."""
-
-    status: int
-    reason: str
-    with_session: bool
-
-
-class HttpObserver:
-    """What the HTTP layer answered while one request (or the handshake) ran: the last POST's status.
-
-    OAuth fills in the rest: ``auth_error`` is why authorizing failed (the connection raises it instead
-    of the HTTP error that follows), and ``deadline`` is the request's timeout scope (an
-    ``asyncio.Timeout`` or an anyio ``CancelScope``), suspended while a person authorizes.
-    """
-
-    __slots__ = ("auth_error", "deadline", "last")
-
-    def __init__(self) -> None:
-        self.last: HttpStatus | None = None
-        self.auth_error: Exception | None = None
-        self.deadline: Any = None
-
-    def failure(self) -> HttpStatus | None:
-        """The last POST's answer when it was an HTTP error (status >= 400), else ``None``."""
-        last = self.last
-        return last if last is not None and last.status >= 400 else None
-
-
-http_observer: contextvars.ContextVar[HttpObserver | None] = contextvars.ContextVar(
-    "mcp_litellm_http_observer", default=None
-)
-"""Set by the connection around each request; read by the response hook below."""
+__all__ = ["HttpObserver", "HttpStatus", "http_observer", "http_status_advice", "open_sse", "open_streamable"]
 
 
 async def _observe_response(response: httpx2.Response) -> None:

@@ -53,6 +53,7 @@ from pydantic import AnyUrl, ValidationError
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
+from mcp_litellm._transports.observer import http_observer
 
 __all__ = ["AUTH_FINAL", "NO_BROWSER_ENV", "is_oauth", "oauth_auth", "token_store"]
 
@@ -143,8 +144,6 @@ def _describe_failure(exc: BaseException, *, grant: str) -> str:
 def _request_clock_paused() -> Iterator[None]:
     """Suspend the deadline of the request whose auth flow this is while a person authorizes; the
     wait is bounded by ``oauth.timeout`` instead."""
-    from mcp_litellm._transports.http import http_observer
-
     observer = http_observer.get()
     scope = observer.deadline if observer is not None else None
     if scope is None:
@@ -459,8 +458,6 @@ class _Guarded(OAuthClientProvider):
 
     def _record(self, error: AuthError) -> bool:
         """Hand ``error`` to the request's observer; ``False`` when there is none (raise it instead)."""
-        from mcp_litellm._transports.http import http_observer
-
         logger.warning("%s", error)
         observer = http_observer.get()
         if observer is None:
