@@ -66,6 +66,21 @@ NO_BROWSER_ENV = "MCP_LITELLM_NO_BROWSER"
 """Set to 1 to never open a browser: print the authorization URL and read the redirect from stdin."""
 
 _CALLBACK_PATH = "/callback"
+
+
+class _FlowErrorToDebug(logging.Filter):
+    """The SDK logs every failed flow at ERROR with a traceback; mcp_litellm raises it as ``AuthError``
+    with a fix, so the SDK's record is kept for DEBUG only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.msg == "OAuth flow error":
+            if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+                return False
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowErrorToDebug())
 _MAX_REQUEST_HEAD = 16384
 
 
@@ -458,7 +473,7 @@ class _Guarded(OAuthClientProvider):
 
     def _record(self, error: AuthError) -> bool:
         """Hand ``error`` to the request's observer; ``False`` when there is none (raise it instead)."""
-        logger.warning("%s", error)
+        logger.info("%s", error)
         observer = http_observer.get()
         if observer is None:
             return False
@@ -467,6 +482,13 @@ class _Guarded(OAuthClientProvider):
         return True
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        observer = http_observer.get()
+        if observer is not None and observer.auth_error is not None:
+            # This request (or handshake, which may send two) already failed to authorize: do not ask the
+            # user again; let it go out as it is and fail with the recorded error.
+            request.extensions = {**request.extensions, AUTH_FINAL: True}
+            yield request
+            return
         if not self._initialized:
             self._refresh_failed = False
         self._refresh_early()
