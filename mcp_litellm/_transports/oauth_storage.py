@@ -117,7 +117,8 @@ class TokenStore:
                 directory.chmod(0o700)
             fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
             try:
-                os.fchmod(fd, 0o600)
+                if hasattr(os, "fchmod"):  # mkstemp already creates the file 0600; say it anyway
+                    os.fchmod(fd, 0o600)
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     json.dump(data, handle, indent=1)
                 os.replace(temp, self.path)
