@@ -282,31 +282,36 @@ class _UserAgent:
         self._pasted = None
         if self.settings.authorize is not None:
             return
-        self._listener = _Listener(self.redirect_uri, self.label)
-        await self._listener.start()
-        opened = False
         if _browser_available():
+            self._listener = _Listener(self.redirect_uri, self.label)
+            await self._listener.start()
             try:
                 opened = await anyio.to_thread.run_sync(webbrowser.open, authorization_url, abandon_on_cancel=True)
             except Exception:
                 opened = False
-        if opened:
-            print(f"mcp-litellm: opened your browser to authorize access to {self.label}; if it did not open, "
-                  f"visit:\n  {authorization_url}", file=sys.stderr, flush=True)
-            return
+            if opened:
+                print(f"mcp-litellm: opened your browser to authorize access to {self.label}; if it did not open, "
+                      f"visit:\n  {authorization_url}", file=sys.stderr, flush=True)
+                return
+            await self._listener.close()
+            self._listener = None
+        # No browser here: the user opens the URL anywhere and pastes back where it redirected to (the
+        # loopback page fails to load on another machine, but its URL holds the code). No listener then:
+        # stdin is the one way back, so no reader thread is left behind waiting for a line.
+        stdin = sys.stdin
+        if stdin is None or stdin.closed:
+            raise AuthError(f"OAuth with {self.label}: no browser can open here and there is no stdin to paste the "
+                            "redirected URL into; run where a browser can open, or pass oauth.authorize")
         print(f"mcp-litellm: to authorize access to {self.label}, open this URL in a browser:\n  {authorization_url}\n"
               f"then paste here the URL the browser was redirected to (it starts with {self.redirect_uri}) "
               "and press Enter:", file=sys.stderr, flush=True)
         self._pasted = asyncio.ensure_future(self._read_stdin())
 
     async def _read_stdin(self) -> str:
-        stdin = sys.stdin
-        if stdin is None or stdin.closed:
-            await asyncio.Event().wait()  # nothing to read; the listener (or the timeout) decides
-        line: str = await anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True)
+        line: str = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
         if not line:
             raise AuthError(f"OAuth with {self.label}: no redirect URL was pasted (stdin closed); run where you can "
-                            "paste it, or open a browser on this machine")
+                            "paste it or where a browser can open, or pass oauth.authorize")
         return line.strip()
 
     async def _authorize_hook(self, url: str) -> str:
@@ -333,12 +338,10 @@ class _UserAgent:
         if self.settings.authorize is not None:
             assert self._url is not None
             return await self._authorize_hook(self._url)
-        assert self._listener is not None and self._listener.result is not None
-        waiters: list[asyncio.Future[str]] = [self._listener.result]
         if self._pasted is not None:
-            waiters.append(self._pasted)
-        done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        return next(iter(done)).result()
+            return await self._pasted
+        assert self._listener is not None and self._listener.result is not None
+        return await self._listener.result
 
     async def callback(self) -> AuthorizationCodeResult:
         try:
