@@ -193,6 +193,11 @@ def _browser_available() -> bool:
     return True
 
 
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -398,6 +403,7 @@ class _Guarded(OAuthClientProvider):
     _store: Any
     _refresh_failed: bool
     _step_up: bool
+    _legacy_issuer: str | None
 
     def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
         self._label = label
@@ -405,6 +411,7 @@ class _Guarded(OAuthClientProvider):
         self._store = store
         self._refresh_failed = False
         self._step_up = False
+        self._legacy_issuer = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} for {self._label} (grant {self._settings.grant})>"
@@ -416,6 +423,9 @@ class _Guarded(OAuthClientProvider):
         if isinstance(store, TokenStore) and tokens is not None:
             self.context.token_expiry_time = store.expires_at()
             self._refresh_early()
+        info = self.context.client_info
+        if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
+            self._legacy_issuer = info.issuer  # used only if the server still has no resource metadata
         settings = self._settings
         if settings.grant == "authorization_code" and settings.client_id:
             redirect = self.context.client_metadata.redirect_uris
@@ -426,7 +436,7 @@ class _Guarded(OAuthClientProvider):
                 grant_types=["authorization_code", "refresh_token"],
                 token_endpoint_auth_method="client_secret_basic" if settings.client_secret else "none",
             )
-        elif settings.grant == "authorization_code" and settings.redirect_uri is None and settings.authorize is None:
+        elif settings.grant == "authorization_code" and settings.redirect_uri is None:
             # Reuse the loopback redirect URI an earlier run registered (its port is part of it).
             info = self.context.client_info
             if info is not None and info.redirect_uris:
@@ -459,6 +469,20 @@ class _Guarded(OAuthClientProvider):
         margin = min(60.0, 0.1 * tokens.expires_in)
         if time.time() >= context.token_expiry_time - margin:
             context.token_expiry_time = time.time() - 1.0
+
+    def _expected_issuer(self) -> str:
+        if self.context.auth_server_url is None and self._legacy_issuer is not None:
+            return self._legacy_issuer
+        return super()._expected_issuer()
+
+    def _legacy_issuer_in(self, exc: BaseException) -> str | None:
+        """The issuer of a same-origin authorization server that the SDK refused on the legacy path."""
+        text = str(exc)
+        lead = "Authorization server metadata issuer mismatch: "
+        if not isinstance(exc, OAuthFlowError) or not text.startswith(lead) or self.context.auth_server_url:
+            return None
+        issuer = text[len(lead):].split(" != ", 1)[0].strip()
+        return issuer if _origin(issuer) == _origin(self.context.server_url) else None
 
     def _note_issuer(self) -> None:
         metadata = self.context.oauth_metadata
@@ -498,37 +522,51 @@ class _Guarded(OAuthClientProvider):
         flow = super()._auth_flow(request)
         sent_original = 0
         response: httpx2.Response | None = None
+        retried = False
         try:
-            outgoing = await flow.__anext__()
             while True:
-                if outgoing is request:
-                    sent_original += 1
-                    if sent_original > 1:
-                        request.extensions = {**request.extensions, AUTH_FINAL: True}
                 try:
-                    response = yield outgoing
-                except GeneratorExit:
-                    if outgoing is not request:  # a discovery, registration or token request failed to complete
+                    outgoing = await flow.__anext__()
+                    while True:
+                        if outgoing is request:
+                            sent_original += 1
+                            if sent_original > 1:
+                                request.extensions = {**request.extensions, AUTH_FINAL: True}
+                        try:
+                            response = yield outgoing
+                        except GeneratorExit:
+                            if outgoing is not request:  # a discovery, registration or token request failed
+                                self._record(AuthError(
+                                    f"OAuth with {self._label} failed: the request to "
+                                    f"{outgoing.url.copy_with(query=None)} did not complete (unreachable or too "
+                                    "slow); check that the authorization server is up", http_status=None))
+                            raise
+                        if outgoing is request and sent_original == 1:
+                            self._step_up = response.status_code == 403
+                        self._note_issuer()
+                        outgoing = await flow.asend(response)
+                except StopAsyncIteration:
+                    if sent_original > 1 and response is not None and response.status_code in (401, 403):
                         self._record(AuthError(
-                            f"OAuth with {self._label} failed: the request to {outgoing.url.copy_with(query=None)} "
-                            "did not complete (unreachable or too slow); check that the authorization server is up",
-                            http_status=None))
-                    raise
-                if outgoing is request and sent_original == 1:
-                    self._step_up = response.status_code == 403
-                self._note_issuer()
-                outgoing = await flow.asend(response)
-        except StopAsyncIteration:
-            if sent_original > 1 and response is not None and response.status_code in (401, 403):
-                self._record(AuthError(
-                    f"OAuth with {self._label} failed: the server rejected the token it had just been issued "
-                    f"(HTTP {response.status_code}); check oauth.scopes and that your account may use this server",
-                    http_status=response.status_code))
-            return
-        except Exception as exc:
-            error = self._failure(exc)
-            if not self._record(error):
-                raise error from None
+                            f"OAuth with {self._label} failed: the server rejected the token it had just been "
+                            f"issued (HTTP {response.status_code}); check oauth.scopes and that your account may "
+                            "use this server", http_status=response.status_code))
+                    return
+                except Exception as exc:
+                    issuer = None if retried else self._legacy_issuer_in(exc)
+                    if issuer is None:
+                        error = self._failure(exc)
+                        if not self._record(error):
+                            raise error from None
+                        break
+                    # A 2025-03-26 server (no protected-resource metadata) whose authorization server
+                    # metadata, found at the server's origin, names an issuer on that same origin
+                    # (``/oauth``): trust it as the spec of the day did, and run the flow once more.
+                    logger.info("OAuth with %s: using the authorization server %s found at the server's origin",
+                                self._label, issuer)
+                    retried, self._legacy_issuer, sent_original = True, issuer, 0
+                    await flow.aclose()
+                    flow = super()._auth_flow(request)
         finally:
             await flow.aclose()
         # Send the request without credentials: the server's 401 ends it, and the connection raises `error`.

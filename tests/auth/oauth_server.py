@@ -38,6 +38,7 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, Re
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
+from starlette.routing import Mount
 
 CC_CLIENT = ("machine-client", "machine-secret-0123456789")
 """The pre-registered client for the client_credentials grant: (client_id, client_secret)."""
@@ -148,7 +149,7 @@ class _TokenFront:
         self.server = server
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
+        if scope["type"] != "http" or not scope["path"].endswith("/token") or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
         body = b""
@@ -210,7 +211,10 @@ async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
 class OAuthServer:
     """The server, running in a thread: ``url`` (/mcp), ``sse_url`` (/sse), ``provider`` (its state)."""
 
-    def __init__(self, *, issuer_port: int | None = None) -> None:
+    def __init__(self, *, issuer_port: int | None = None, legacy: bool = False) -> None:
+        """``issuer_port``: advertise an authorization server on that port (nothing listens there).
+        ``legacy``: a 2025-03-26 server: no protected-resource metadata, and authorization server metadata
+        at the origin naming the issuer ``<origin>/oauth``, whose endpoints live under /oauth."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
@@ -224,10 +228,12 @@ class OAuthServer:
             scope="mcp",
         )
         issuer = f"http://127.0.0.1:{issuer_port}" if issuer_port else self.base
+        if legacy:
+            issuer = f"{self.base}/oauth"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             auth = AuthSettings(
-                issuer_url=AnyHttpUrl(issuer), resource_server_url=AnyHttpUrl(self.url),
+                issuer_url=AnyHttpUrl(issuer), resource_server_url=None if legacy else AnyHttpUrl(self.url),
                 client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["mcp"],
                                                                       default_scopes=["mcp"]),
                 revocation_options=RevocationOptions(enabled=True), required_scopes=["mcp"],
@@ -243,6 +249,10 @@ class OAuthServer:
         app = mcp.streamable_http_app(host="127.0.0.1")
         sse = mcp.sse_app(host="127.0.0.1")
         app.router.routes.extend(r for r in sse.router.routes if getattr(r, "path", "") in ("/sse", "/messages"))
+        if legacy:
+            paths = ("/authorize", "/token", "/register")
+            endpoints = [r for r in app.router.routes if getattr(r, "path", "") in paths]
+            app.router.routes.append(Mount("/oauth", routes=endpoints))
         config = uvicorn.Config(_TokenFront(app, self), host="127.0.0.1", port=self.port, log_level="warning",
                                 lifespan="on")
         self._server = uvicorn.Server(config)

@@ -316,3 +316,55 @@ def test_no_secret_reaches_logs_reprs_or_errors(oauth_server, caplog):
     for secret in secrets:
         assert secret not in logged
         assert all(secret not in text for text in reprs + errors)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_2025_03_26_server_with_its_authorization_server_under_a_path(transport):
+    # No protected-resource metadata; the metadata at the origin names the issuer <origin>/oauth. The SDK
+    # alone refuses it (RFC 8414 issuer check); a same-origin issuer is accepted on this legacy path only.
+    server = OAuthServer(legacy=True).start()
+    try:
+        browser = Browser()
+        with make(server, transport, authorize=browser) as client:
+            assert add(client) == "42"
+        assert urlsplit(browser.urls[0]).path == "/oauth/authorize"
+        assert server.grants() == ["register", "authorize", "authorization_code"]
+        server.provider.revoke_all()
+        with make(server, transport, authorize=browser) as client:  # the stored registration is reused
+            assert add(client) == "42"
+        assert server.grants().count("register") == 1
+    finally:
+        server.stop()
+
+
+def test_authorization_server_on_another_origin_is_still_refused_on_the_legacy_path():
+    server = OAuthServer(legacy=True).start()
+    try:
+        provider: Any = None
+        from mcp_litellm._transports.oauth import oauth_auth
+        from mcp_litellm._transports.oauth_config import oauth_settings
+
+        settings = oauth_settings({"auth": "oauth"})
+        assert settings is not None
+        provider = oauth_auth(server.url, settings, transport="streamable")
+        from mcp.client.auth import OAuthFlowError
+
+        assert provider._legacy_issuer_in(OAuthFlowError(
+            f"Authorization server metadata issuer mismatch: https://evil.example.com/oauth != {server.base}")) is None
+        assert provider._legacy_issuer_in(OAuthFlowError(
+            f"Authorization server metadata issuer mismatch: {server.base}/oauth != {server.base}")) == \
+            f"{server.base}/oauth"
+    finally:
+        server.stop()
+
+
+def test_new_authorization_in_a_later_run_reuses_the_stored_registration(oauth_server):
+    browser = Browser()
+    with make(oauth_server, authorize=browser) as client:
+        assert add(client) == "42"
+    oauth_server.provider.revoke_all()
+    with make(oauth_server, authorize=browser) as client:  # new provider: stored client, rejected tokens
+        assert add(client) == "42"
+    redirects = [parse_qs(urlsplit(url).query)["redirect_uri"] for url in browser.urls]
+    assert len(redirects) == 2 and redirects[0] == redirects[1]  # the registered redirect URI
+    assert oauth_server.grants().count("register") == 1
