@@ -290,10 +290,13 @@ class _UserAgent:
         if _browser_available():
             self._listener = _Listener(self.redirect_uri, self.label)
             await self._listener.start()
-            try:
-                opened = await anyio.to_thread.run_sync(webbrowser.open, authorization_url, abandon_on_cancel=True)
-            except Exception:
-                opened = False
+            opened = False
+            with anyio.move_on_after(15):  # a browser launcher that never returns must not stall the flow
+                try:
+                    opened = await anyio.to_thread.run_sync(webbrowser.open, authorization_url,
+                                                            abandon_on_cancel=True)
+                except Exception:
+                    opened = False
             if opened:
                 print(f"mcp-litellm: opened your browser to authorize access to {self.label}; if it did not open, "
                       f"visit:\n  {authorization_url}", file=sys.stderr, flush=True)
@@ -461,14 +464,24 @@ class _Guarded(OAuthClientProvider):
         return ok
 
     def _refresh_early(self) -> None:
-        """Refresh a little before the access token expires (10% of its lifetime, at most 60 s)."""
+        """Refresh a little before the access token expires (10% of its lifetime, at most 60 s).
+
+        Before that, look at the token file: another client (another process, or another client of the
+        same server) may have refreshed already, and the refresh token this one holds may be used up."""
         context = self.context
         tokens = context.current_tokens
         if context.token_expiry_time is None or tokens is None or not tokens.expires_in:
             return
-        margin = min(60.0, 0.1 * tokens.expires_in)
-        if time.time() >= context.token_expiry_time - margin:
-            context.token_expiry_time = time.time() - 1.0
+        if time.time() < context.token_expiry_time - min(60.0, 0.1 * tokens.expires_in):
+            return
+        store = self._store
+        if isinstance(store, TokenStore) and store.path is not None and self._initialized:
+            stored, expires = store.reload()
+            if (stored is not None and expires is not None and stored.access_token != tokens.access_token
+                    and stored.expires_in and time.time() < expires - min(60.0, 0.1 * stored.expires_in)):
+                context.current_tokens, context.token_expiry_time = stored, expires
+                return
+        context.token_expiry_time = time.time() - 1.0
 
     def _expected_issuer(self) -> str:
         if self.context.auth_server_url is None and self._legacy_issuer is not None:

@@ -190,6 +190,17 @@ class TokenStore:
         value = entry.get("expires_at") if entry else None
         return float(value) if isinstance(value, int | float) else None
 
+    def reload(self) -> tuple[OAuthToken | None, float | None]:
+        """Re-read the file (another process may have refreshed): the stored tokens and their expiry."""
+        self._data = None
+        entry = self._entry()
+        raw = entry.get("tokens") if entry else None
+        try:
+            tokens = OAuthToken.model_validate(raw) if raw is not None else None
+        except ValidationError:
+            tokens = None
+        return tokens, self.expires_at()
+
     def status(self) -> str:
         """``"authorized"``, ``"expired"`` (a refresh token may renew it) or ``"not authorized"``."""
         entry = self._entry()

@@ -203,15 +203,18 @@ def test_timeout_waiting_for_the_user(oauth_server):
     assert time.monotonic() - started < 10
 
 
-def test_the_request_timeout_waits_for_the_user(oauth_server):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_request_timeout_waits_for_the_user(oauth_server, transport):
     async def slow(url: str) -> str:
         import asyncio
 
         await asyncio.sleep(2.5)
         return follow(url)
 
-    with make(oauth_server, authorize=slow, request_timeout=1.0) as client:  # request_timeout 1 s, the user takes 2.5 s
+    with make(oauth_server, transport, authorize=slow, request_timeout=1.0) as client:  # the user takes 2.5 s
         assert add(client) == "42"
+        oauth_server.provider.revoke_all()
+        assert add(client) == "42"  # in the middle of a session too
 
 
 def test_authorize_callable_that_raises(oauth_server):
@@ -368,3 +371,16 @@ def test_new_authorization_in_a_later_run_reuses_the_stored_registration(oauth_s
     redirects = [parse_qs(urlsplit(url).query)["redirect_uri"] for url in browser.urls]
     assert len(redirects) == 2 and redirects[0] == redirects[1]  # the registered redirect URI
     assert oauth_server.grants().count("register") == 1
+
+
+def test_a_token_refreshed_by_another_client_is_picked_up_from_the_file(oauth_server):
+    oauth_server.provider.token_ttl = 2
+    browser = Browser()
+    first, second = make(oauth_server, name="a", authorize=browser), make(oauth_server, name="b", authorize=browser)
+    with first, second:
+        assert add(first) == "42" and add(second) == "42"
+        time.sleep(2.1)
+        assert add(first) == "42"  # refreshes; the server rotates the refresh token
+        assert add(second) == "42"  # uses the refreshed token from the file instead of the spent refresh token
+    assert len(browser.urls) == 1
+    assert oauth_server.grants().count("refresh_token") == 1
