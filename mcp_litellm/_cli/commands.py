@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from mcp_litellm._cli.oauth_status import NEEDS_LOGIN, auth_status
+from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, TransportError
 from mcp_litellm._servers.config_file import ServerConfig, load_config
@@ -81,7 +81,7 @@ def servers(args: argparse.Namespace) -> int:
     selected = {name: c for name, c in configs.items() if not args.server or name in args.server}
     auth = {name: auth_status(c) for name, c in selected.items()}
     # A server waiting for a person's authorization is not started here: that would open a browser.
-    startable = {name: c for name, c in selected.items() if auth[name] not in NEEDS_LOGIN}
+    startable = {name: c for name, c in selected.items() if not needs_login(c)}
     options = {"request_timeout": args.timeout} if args.timeout is not None else {}
     rows: list[dict[str, Any]] = []
     with ClientGroup(startable, strict=False, **options) as group:

@@ -9,7 +9,7 @@ from mcp_litellm._transports.oauth import token_store
 from mcp_litellm._transports.oauth_config import oauth_settings
 from mcp_litellm._transports.oauth_storage import TokenStore
 
-__all__ = ["NEEDS_LOGIN", "auth_status", "oauth_store"]
+__all__ = ["NEEDS_LOGIN", "auth_status", "needs_login", "oauth_store"]
 
 NEEDS_LOGIN = ("not authorized", "expired")
 """Token states that need a person (an expired token with a refresh token renews itself)."""
@@ -36,3 +36,12 @@ def auth_status(server: ServerConfig) -> str | None:
     if store.path is None:
         return "in memory"
     return store.status()
+
+
+def needs_login(server: ServerConfig) -> bool:
+    """True for a server that would ask a person to authorize when started (client-credentials
+    grants fetch their tokens by themselves)."""
+    if auth_status(server) not in NEEDS_LOGIN:
+        return False
+    settings = oauth_settings(server.config)
+    return settings is not None and settings.grant == "authorization_code"

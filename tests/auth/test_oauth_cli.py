@@ -124,3 +124,19 @@ def test_login_with_stdin_closed_fails_fast(oauth_server, token_dir, tmp_path):
     done = run("login", "notes", "-c", config(tmp_path, oauth_server), token_dir=token_dir)
     assert done.returncode == 1
     assert "no redirect URL was pasted" in done.stderr
+
+
+def test_servers_starts_a_client_credentials_server_without_a_login(oauth_server, token_dir, tmp_path):
+    from tests.auth.oauth_server import CC_CLIENT
+
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"machine": {"url": oauth_server.url, "oauth": {
+        "grant": "client_credentials", "client_id": CC_CLIENT[0], "client_secret": "${CC_SECRET}"}}}}))
+    done = subprocess.run([sys.executable, "-m", "mcp_litellm", "servers", "-c", str(path), "--format", "json"],
+                          capture_output=True, text=True, timeout=90, env={**env(token_dir), "CC_SECRET": CC_CLIENT[1]},
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["status"] == "ok" and row["tools"] == 1
+    assert oauth_server.grants() == ["client_credentials"]
+    assert CC_CLIENT[1] not in done.stdout + done.stderr

@@ -283,12 +283,16 @@ def test_private_key_jwt(oauth_server, tmp_path):
     assert oauth_server.grants() == ["client_credentials"]
 
 
-def test_no_secret_reaches_logs_reprs_or_errors(oauth_server, caplog):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_no_secret_reaches_logs_reprs_or_errors(oauth_server, caplog, transport):
     caplog.set_level(logging.DEBUG)
     oauth_server.provider.token_ttl = 2
     browser = Browser()
     errors: list[str] = []
-    with make(oauth_server, authorize=browser) as client:
+    with make(oauth_server, transport, grant="client_credentials", client_id=CC_CLIENT[0],
+              client_secret=CC_CLIENT[1], storage="memory") as machine:
+        assert add(machine) == "42"
+    with make(oauth_server, transport, authorize=browser) as client:
         assert add(client) == "42"
         time.sleep(2.1)
         assert add(client) == "42"  # a refresh
@@ -303,7 +307,10 @@ def test_no_secret_reaches_logs_reprs_or_errors(oauth_server, caplog):
              client_secret=APP_CLIENT[1] + "x", redirect_uri=APP_REDIRECT, storage="memory").start()
     errors.append(str(caught.value))
 
-    secrets: list[str] = [APP_CLIENT[1], APP_CLIENT[1] + "x"]
+    import base64
+
+    secrets: list[str] = [APP_CLIENT[1], APP_CLIENT[1] + "x", CC_CLIENT[1],
+                          base64.b64encode(f"{CC_CLIENT[0]}:{CC_CLIENT[1]}".encode()).decode()]
     for token in oauth_server.provider.issued:
         secrets.append(token.access_token)
         if token.refresh_token:
