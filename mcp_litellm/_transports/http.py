@@ -39,6 +39,11 @@ def _is_oauth(auth: httpx2.Auth) -> bool:
 
     return is_oauth(auth)
 
+
+def _watch_auth_failures(auth: Any, callback: Any) -> Any:
+    watch = auth.watch_failures
+    return watch(callback)
+
 _HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth"}
 _SESSION_HEADER = "mcp-session-id"
 
@@ -214,20 +219,27 @@ def open_sse(config: Mapping[str, Any]) -> Any:
             auth=auth,
             httpx_client_factory=http_client,
         )
-        async with transport as (read_stream, write_stream), anyio.create_task_group() as relays:
+        # An OAuth failure the transport cannot see (the authorization server unreachable in the middle of
+        # a POST, which the SDK's writer swallows) ends the relay, and so the session, at once.
+        stop_watching = _watch_auth_failures(auth, relay_send.close) if ours else None
+        try:
+            async with transport as (read_stream, write_stream), anyio.create_task_group() as relays:
 
-            async def relay() -> None:
-                with relay_send:
-                    async for item in read_stream:
-                        try:
-                            await relay_send.send(item)
-                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                            return
+                async def relay() -> None:
+                    with relay_send:
+                        async for item in read_stream:
+                            try:
+                                await relay_send.send(item)
+                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                return
 
-            relays.start_soon(relay)
-            try:
-                yield relay_receive, write_stream
-            finally:
-                relays.cancel_scope.cancel()
+                relays.start_soon(relay)
+                try:
+                    yield relay_receive, write_stream
+                finally:
+                    relays.cancel_scope.cancel()
+        finally:
+            if stop_watching is not None:
+                stop_watching()
 
     return connect()

@@ -407,6 +407,7 @@ class _Guarded(OAuthClientProvider):
     _refresh_failed: bool
     _step_up: bool
     _legacy_issuer: str | None
+    _failure_watchers: list[Callable[[], None]]
 
     def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
         self._label = label
@@ -415,6 +416,18 @@ class _Guarded(OAuthClientProvider):
         self._refresh_failed = False
         self._step_up = False
         self._legacy_issuer = None
+        self._failure_watchers = []
+
+    def watch_failures(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` whenever a flow fails (the SSE transport ends its session then, since the SDK's
+        SSE writer swallows the failure); returns the function that stops watching."""
+        self._failure_watchers.append(callback)
+
+        def stop() -> None:
+            if callback in self._failure_watchers:
+                self._failure_watchers.remove(callback)
+
+        return stop
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} for {self._label} (grant {self._settings.grant})>"
@@ -514,6 +527,8 @@ class _Guarded(OAuthClientProvider):
     def _record(self, error: AuthError) -> bool:
         """Hand ``error`` to the request's observer; ``False`` when there is none (raise it instead)."""
         logger.info("%s", error)
+        for watcher in list(self._failure_watchers):
+            watcher()
         observer = http_observer.get()
         if observer is None:
             return False

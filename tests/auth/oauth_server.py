@@ -211,15 +211,17 @@ async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
 class OAuthServer:
     """The server, running in a thread: ``url`` (/mcp), ``sse_url`` (/sse), ``provider`` (its state)."""
 
-    def __init__(self, *, issuer_port: int | None = None, legacy: bool = False) -> None:
+    def __init__(self, *, issuer_port: int | None = None, legacy: bool = False,
+                 provider: Provider | None = None) -> None:
         """``issuer_port``: advertise an authorization server on that port (nothing listens there).
         ``legacy``: a 2025-03-26 server: no protected-resource metadata, and authorization server metadata
-        at the origin naming the issuer ``<origin>/oauth``, whose endpoints live under /oauth."""
+        at the origin naming the issuer ``<origin>/oauth``, whose endpoints live under /oauth.
+        ``provider``: share another server's state (so one can be the authorization server of the other)."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
         self.sse_url = f"{self.base}/sse"
-        self.provider = Provider()
+        self.provider = provider or Provider()
         self.token_bodies: list[str] = []
         self.jwt_public_key: Any = None
         self.provider.clients[APP_CLIENT[0]] = OAuthClientInformationFull(

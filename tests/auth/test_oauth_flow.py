@@ -391,3 +391,24 @@ def test_a_token_refreshed_by_another_client_is_picked_up_from_the_file(oauth_se
         assert add(second) == "42"  # uses the refreshed token from the file instead of the spent refresh token
     assert len(browser.urls) == 1
     assert oauth_server.grants().count("refresh_token") == 1
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_authorization_server_going_down_in_the_middle_of_a_session(transport):
+    authorization = OAuthServer().start()
+    resource = OAuthServer(issuer_port=authorization.port, provider=authorization.provider).start()
+    try:
+        client = make(resource, transport, authorize=Browser(), request_timeout=30)
+        with client:
+            assert add(client) == "42"
+            assert authorization.grants() == ["register", "authorize", "authorization_code"]
+            authorization.stop()
+            resource.provider.revoke_all()
+            started = time.monotonic()
+            with pytest.raises(ml.AuthError) as caught:
+                add(client)
+            assert time.monotonic() - started < 10  # not the 30 s request timeout
+        assert f"127.0.0.1:{authorization.port}" in str(caught.value)
+        assert "check that the authorization server is up" in str(caught.value)
+    finally:
+        resource.stop()
