@@ -35,6 +35,10 @@ def login(args: argparse.Namespace) -> int:
     client = server.client(**options)
     with client:
         pass
+    if store.status() == "not authorized":
+        print(f"{PROG}: {server.name!r} did not ask for authorization (it answered without a token); nothing "
+              "was stored", file=sys.stderr)
+        return EXIT_OK
     print(f"{PROG}: authorized {server.name!r}; tokens stored in {store.path}", file=sys.stderr)
     return EXIT_OK
 

@@ -54,6 +54,7 @@ from mcp_litellm._core.errors import AuthError
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
 from mcp_litellm._transports.observer import http_observer
+from mcp_litellm._transports.stdio import server_label
 
 __all__ = ["AUTH_FINAL", "NO_BROWSER_ENV", "is_oauth", "oauth_auth", "token_store"]
 
@@ -298,7 +299,7 @@ class _UserAgent:
                 except Exception:
                     opened = False
             if opened:
-                print(f"mcp-litellm: opened your browser to authorize access to {self.label}; if it did not open, "
+                print(f"mcp-litellm: opened your browser to authorize access to {self._who()}; if it did not open, "
                       f"visit:\n  {authorization_url}", file=sys.stderr, flush=True)
                 return
             await self._listener.close()
@@ -310,10 +311,14 @@ class _UserAgent:
         if stdin is None or stdin.closed:
             raise AuthError(f"OAuth with {self.label}: no browser can open here and there is no stdin to paste the "
                             "redirected URL into; run where a browser can open, or pass oauth.authorize")
-        print(f"mcp-litellm: to authorize access to {self.label}, open this URL in a browser:\n  {authorization_url}\n"
+        print(f"mcp-litellm: to authorize access to {self._who()}, open this URL in a browser:\n  {authorization_url}\n"
               f"then paste here the URL the browser was redirected to (it starts with {self.redirect_uri}) "
               "and press Enter:", file=sys.stderr, flush=True)
         self._pasted = asyncio.ensure_future(self._read_stdin())
+
+    def _who(self) -> str:
+        name = server_label.get()  # the client's name while it connects (the usual time to authorize)
+        return f"server {name!r} ({self.label})" if name != "server" else self.label
 
     async def _read_stdin(self) -> str:
         line: str = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)

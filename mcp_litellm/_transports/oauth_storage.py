@@ -202,7 +202,10 @@ class TokenStore:
         return tokens, self.expires_at()
 
     def status(self) -> str:
-        """``"authorized"``, ``"expired"`` (a refresh token may renew it) or ``"not authorized"``."""
+        """``"authorized"``, ``"expired"`` (a refresh token may renew it) or ``"not authorized"``, as the
+        file says now."""
+        if self.path is not None:
+            self._data = None
         entry = self._entry()
         if not entry or not entry.get("tokens"):
             return "not authorized"

@@ -85,6 +85,7 @@ def test_login_servers_call_logout(oauth_server, token_dir, tmp_path, paste):
     assert code == 0, stderr
     assert "authorized 'notes'" in stderr
     assert ("paste here the URL" in stderr) is paste and ("opened your browser" in stderr) is not paste
+    assert "to authorize access to server 'notes' (http://" in stderr
     assert oauth_server.grants() == ["register", "authorize", "authorization_code"]
 
     done = run("servers", "-c", cfg, "--format", "json", token_dir=token_dir)
