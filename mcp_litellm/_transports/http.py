@@ -80,7 +80,7 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
     """What an HTTP error status from an MCP endpoint most likely means, and what to do about it."""
     if status == 401:
         return ("authentication failed: check the credentials in the server's 'headers' (for example "
-                "Authorization) or its 'auth'")
+                "Authorization) or its 'auth' (\"auth\": \"oauth\" signs in to OAuth-protected servers)")
     if status == 403:
         return "access denied: the credentials in 'headers' or 'auth' lack permission for this server"
     if status == 404:

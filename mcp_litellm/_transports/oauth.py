@@ -82,7 +82,6 @@ class _FlowErrorToDebug(logging.Filter):
 
 
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowErrorToDebug())
-_MAX_REQUEST_HEAD = 16384
 
 
 def is_oauth(auth: Any) -> bool:
