@@ -216,6 +216,7 @@ class _Listener:
         self.redirect_uri = redirect_uri
         self.label = label
         self.result: asyncio.Future[str] | None = None
+        self.state: str | None = None
         self._server: asyncio.AbstractServer | None = None
 
     async def start(self) -> None:
@@ -238,9 +239,16 @@ class _Listener:
                 if method != "GET" or urlsplit(target).path != self.path or self.result is None or self.result.done():
                     await self._answer(writer, 404, "Not found", "This is mcp-litellm's OAuth redirect listener.")
                     return
+                query = parse_qs(urlsplit(target).query)
+                if self.state is not None and query.get("state", [None])[0] != self.state:
+                    # Not the answer to this authorization (a stale tab, or a forged request from a web
+                    # page): ignored, so it can neither finish nor abort the flow.
+                    await self._answer(writer, 400, "Not this authorization",
+                                       "This redirect does not belong to the authorization mcp-litellm is waiting "
+                                       "for. Use the browser tab it opened, or start again.")
+                    return
                 parts = urlsplit(self.redirect_uri)
                 self.result.set_result(f"{parts.scheme}://{parts.netloc}{target}")
-                query = parse_qs(urlsplit(target).query)
                 if "error" in query:
                     await self._answer(writer, 200, "Authorization failed",
                                        f"The authorization server said: {query['error'][0]}. You can close this tab.")
@@ -255,7 +263,7 @@ class _Listener:
     async def _answer(self, writer: asyncio.StreamWriter, status: int, title: str, text: str) -> None:
         body = (f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title></head>"
                 f"<body><h1>{escape(title)}</h1><p>{escape(text)}</p></body></html>").encode()
-        reason = "OK" if status == 200 else "Not Found"
+        reason = {200: "OK", 400: "Bad Request"}.get(status, "Not Found")
         writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         await writer.drain()
@@ -289,6 +297,7 @@ class _UserAgent:
             return
         if _browser_available():
             self._listener = _Listener(self.redirect_uri, self.label)
+            self._listener.state = self._state
             await self._listener.start()
             opened = False
             with anyio.move_on_after(15):  # a browser launcher that never returns must not stall the flow

@@ -15,7 +15,8 @@ from tests.auth.oauth_server import OAuthServer, follow, free_port
 
 class FakeBrowser:
     """Stands in for ``webbrowser.open``: approves at the authorization server, then loads the redirect
-    (first a stray request for /favicon.ico, as browsers do), from another thread."""
+    (after a stray request for /favicon.ico, as browsers do, and a forged redirect with a guessed
+    state, as a hostile web page could send), from another thread."""
 
     def __init__(self) -> None:
         self.opened: list[str] = []
@@ -29,6 +30,8 @@ class FakeBrowser:
             parts = urlsplit(redirected)
             favicon = urlunsplit(parts._replace(path="/favicon.ico", query=""))
             self.answers.append(("favicon", httpx2.get(favicon, timeout=10).status_code))
+            forged = urlunsplit(parts._replace(query="code=attacker-code&state=guessed"))
+            self.answers.append(("forged", httpx2.get(forged, timeout=10).status_code))
             self.answers.append(("callback", httpx2.get(redirected, timeout=10).status_code))
 
         threading.Thread(target=browse, daemon=True).start()
@@ -51,7 +54,7 @@ def test_browser_and_loopback_listener(oauth_server, browser, capsys):
         assert client.tool("add").execute({"a": 1, "b": 2}).text == "3"
     assert len(browser.opened) == 1
     assert parse_qs(urlsplit(browser.opened[0]).query)["redirect_uri"] == [redirect_uri]
-    assert browser.answers == [("favicon", 404), ("callback", 200)]
+    assert browser.answers == [("favicon", 404), ("forged", 400), ("callback", 200)]
     assert "opened your browser" in capsys.readouterr().err
     with pytest.raises(httpx2.ConnectError):  # one-shot: the listener is gone
         httpx2.get(redirect_uri, timeout=5)
