@@ -412,3 +412,17 @@ def test_authorization_server_going_down_in_the_middle_of_a_session(transport):
         assert "check that the authorization server is up" in str(caught.value)
     finally:
         resource.stop()
+
+
+def test_a_corrupt_token_file_means_authorizing_again(oauth_server, token_dir, caplog):
+    browser = Browser()
+    with make(oauth_server, authorize=browser) as client:
+        assert add(client) == "42"
+    [path] = list(token_dir.iterdir())
+    path.write_text("{not json")
+    with make(oauth_server, authorize=browser) as client:
+        assert add(client) == "42"
+    assert len(browser.urls) == 2
+    assert "ignoring the unreadable OAuth token file" in caplog.text
+    assert json.loads(path.read_text())["issuers"]  # rewritten whole
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
