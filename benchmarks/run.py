@@ -42,7 +42,7 @@ from mcp_litellm._client.loop import run_async  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
 ARGS = {"a": 1, "b": 2}
-GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "peers")
+GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "throughput", "peers")
 
 
 # -- 1 and 2: tool-call overhead and concurrency against the raw SDK --------------------------------
@@ -312,6 +312,54 @@ async def bench_memory(calls: int) -> None:
                "(MB, after 1,000 warm-up calls)", " MB"))
 
 
+# -- 9: stdio throughput for large results ------------------------------------------------------------
+
+HOSTILE = ROOT / "tests" / "servers" / "hostile_stdio_server.py"
+
+
+async def bench_throughput(reps: int) -> None:
+    """One tool result of 1, 10 and 50 MB in a single stdout line: MB/s, and how it scales with size.
+
+    The raw SDK's stdio client is measured beside ours at 1 and 10 MB only: its reader re-joins the
+    whole buffer for every chunk (quadratic), so 50 MB takes it about 20 s a call here.
+    """
+    config = {"command": sys.executable, "args": [str(HOSTILE), "huge"]}
+    ours = ml.client("throughput", "stdio", config, protocol="legacy", request_timeout=300, start=False)
+    await ours.astart()
+    try:
+        async with mcp.Client(StdioServerParameters(command=sys.executable, args=[str(HOSTILE), "huge"]),
+                              mode="legacy", cache=None) as raw:
+            seconds: dict[int, float] = {}
+            for size_mb in (1, 10, 50):
+                size = size_mb * 1_000_000
+
+                async def call_ours(size: int = size) -> float:
+                    started = time.perf_counter()
+                    result = await ours.aexecute_tool("run", {"size": size})
+                    assert len(result.text) == size
+                    return time.perf_counter() - started
+
+                async def call_raw(size: int = size) -> float:
+                    started = time.perf_counter()
+                    result = await raw.call_tool("run", {"size": size}, read_timeout_seconds=300)
+                    assert len(result.content[0].text) == size  # type: ignore[union-attr]
+                    return time.perf_counter() - started
+
+                variants = {"ours": call_ours} if size_mb == 50 else {"ours": call_ours, "raw": call_raw}
+                medians = await interleaved(variants, reps if size_mb < 50 else max(3, reps // 2))
+                seconds[size_mb] = medians["ours"]
+                report(Row(f"9. stdio, one {size_mb} MB tool result: ours", size_mb / medians["ours"], None,
+                           f"({fmt_ms(medians['ours'])} a call)", " MB/s"))
+                if "raw" in medians:
+                    report(Row(f"9. stdio, one {size_mb} MB tool result: raw SDK", size_mb / medians["raw"], None,
+                               f"({fmt_ms(medians['raw'])} a call)", " MB/s"))
+            # linear: 50 MB should take about 5x what 10 MB takes (quadratic would be 25x)
+            report(Row("9. stdio, time for 50 MB / 5 x time for 10 MB (1.0 = linear)",
+                       seconds[50] / (5 * seconds[10]), 1.5, "(quadratic reading would give about 5)"))
+    finally:
+        await ours.astop()
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 
@@ -348,6 +396,8 @@ async def main(quick: bool, only: set[str], rows_json: bool = False, reps_overri
         bench_conversion(1000, 10000)
     if "memory" in only:
         await bench_memory(2000 if quick else 10000)
+    if "throughput" in only:
+        await bench_throughput(3 if quick else 5)
     if "peers" in only:
         from _peers import bench_peer_langchain, bench_peer_litellm
 

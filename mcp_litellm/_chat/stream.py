@@ -49,17 +49,29 @@ def message_from_response(response: Any) -> Message:
         raise ValueError("the model's response has no choices")
     choice = choices[0]
     message = _get(choice, "message")
-    calls = []
+    calls: list[ToolCall] = []
     for index, raw_call in enumerate(_get(message, "tool_calls") or []):
         function = _get(raw_call, "function")
         arguments = _get(function, "arguments")
-        calls.append(ToolCall(id=_get(raw_call, "id") or _new_call_id(), name=_get(function, "name") or "",
+        call_id = _distinct_id(_get(raw_call, "id") or _new_call_id(), {call.id for call in calls})
+        calls.append(ToolCall(id=call_id, name=_get(function, "name") or "",
                               arguments=arguments if isinstance(arguments, str) else _dump(arguments), index=index))
     input_tokens, output_tokens = _usage(response)
     return Message(role="assistant", content=_text(_get(message, "content")), tool_calls=calls,
                    model=_get(response, "model"), finish_reason=_get(choice, "finish_reason"),
                    input_tokens=input_tokens, output_tokens=output_tokens, raw=response,
                    extra=_extra_fields(message))
+
+
+def _distinct_id(call_id: str, taken: set[str] | dict[str, Any]) -> str:
+    """``call_id``, or ``call_id_2``, ``_3``... when the model gave one id to several calls of a turn (some
+    providers reject a history that repeats a tool-call id)."""
+    if call_id not in taken:
+        return call_id
+    n = 2
+    while f"{call_id}_{n}" in taken:
+        n += 1
+    return f"{call_id}_{n}"
 
 
 def _dump(arguments: Any) -> str:
@@ -138,20 +150,21 @@ class TurnAssembler:
         name = _get(function, "name")
         arguments = _get(function, "arguments")
         call: ToolCall | None = None
-        if call_id is not None and call_id in self._by_id:
-            call = self._by_id[call_id]
-        elif index is not None and index in self._by_index:
-            current = self._by_index[index]
-            reused = call_id is not None and not current.id.startswith(_GENERATED) and current.id != call_id
+        if index is not None:  # the index says which call a fragment grows; ids may repeat across calls
+            current = self._by_index.get(index)
+            reused = (current is not None and call_id is not None and not current.id.startswith(_GENERATED)
+                      and current.id != call_id and call_id not in self._by_id)  # one index for every call
             call = None if reused else current
-        elif index is None and call_id is None and self.calls:
+        elif call_id is not None and call_id in self._by_id:
+            call = self._by_id[call_id]
+        elif call_id is None and self.calls:
             call = self.calls[-1]
         if call is None:
-            call = ToolCall(id=call_id or _new_call_id(), name="", index=len(self.calls))
+            call = ToolCall(id=_distinct_id(call_id or _new_call_id(), self._by_id), name="", index=len(self.calls))
             self.calls.append(call)
         elif call_id is not None and call.id.startswith(_GENERATED):
             del self._by_id[call.id]
-            call.id = call_id
+            call.id = _distinct_id(call_id, self._by_id)
         self._by_id[call.id] = call
         if index is not None:
             self._by_index[index] = call

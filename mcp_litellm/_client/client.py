@@ -28,6 +28,7 @@ from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._transports import canonical_transport_name
+from mcp_litellm._transports.stdio import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
     from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
@@ -63,6 +64,8 @@ class Client(CatalogMixin):
             initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
         with_prefix: name tools ``"{name}__{tool}"`` so several servers never collide.
         max_result_chars: cut tool results longer than this (with a marker saying how much was cut).
+        max_message_size: bytes one message from a stdio server may take (default 256 MiB); a larger
+            answer fails its call with a clear error and the session goes on.
         sampling: ``True``/``False``, a sampling handler, or a mapping of sampling settings
             (default: ``ml.config.sampling``, off unless configured).
         elicitation: ``True``/``False``, an elicitation handler, or a mapping of settings.
@@ -81,6 +84,7 @@ class Client(CatalogMixin):
         protocol: str = "auto",
         with_prefix: bool = False,
         max_result_chars: int | None = None,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         sampling: SamplingArg | NotGiven = NOT_GIVEN,
         elicitation: ElicitationArg | NotGiven = NOT_GIVEN,
         roots: RootsArg | NotGiven = NOT_GIVEN,
@@ -107,6 +111,9 @@ class Client(CatalogMixin):
         if max_result_chars is not None and (not isinstance(max_result_chars, int) or max_result_chars < 1):
             raise ConfigError(f"max_result_chars must be a positive integer or None, got {max_result_chars!r}")
         self.max_result_chars = max_result_chars
+        if isinstance(max_message_size, bool) or not isinstance(max_message_size, int) or max_message_size < 1024:
+            raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, got {max_message_size!r}")
+        self.max_message_size = max_message_size
         self._catalog_cache: dict[str, Any] = {}
         self._progress_handlers: list[Any] = []
         self._connection: Connection | None = None
@@ -121,7 +128,7 @@ class Client(CatalogMixin):
     def _session_options(self) -> SessionOptions:
         """What the next session is built with: client features, then notifications, add callbacks."""
         info = Implementation(name="mcp-litellm", version=VERSION)
-        options = SessionOptions(protocol=self.protocol, client_info=info)
+        options = SessionOptions(protocol=self.protocol, client_info=info, max_message_size=self.max_message_size)
         self._features.add_session_callbacks(options)
         self._add_notification_callbacks(options)
         return options

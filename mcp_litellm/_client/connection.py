@@ -35,7 +35,13 @@ from mcp_litellm._client.loop import get_loop
 from mcp_litellm._core.errors import AuthError, ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
 from mcp_litellm._transports import open_transport
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
-from mcp_litellm._transports.stdio import ExitReport, exit_report, server_label
+from mcp_litellm._transports.stdio import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    ExitReport,
+    exit_report,
+    max_message_size,
+    server_label,
+)
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -93,6 +99,7 @@ class SessionOptions:
     message_handler: Any = None
     log_level: Any = None
     client_info: Any = None
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -302,6 +309,7 @@ class _Session:
         http_observer.set(self._handshake)
         exit_report.set(self._exit_report)
         options = self._options
+        max_message_size.set(options.max_message_size)
         target = self._target
         if not _is_server_object(target):
 

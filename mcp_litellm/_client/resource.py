@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 from mcp_types import ReadResourceResult, ResourceTemplateReference
 
 from mcp_litellm._client.listing import ListingMixin
@@ -14,6 +13,7 @@ from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.prompt import Completion
 from mcp_litellm._core.content import contents_value, resource_contents_parts, simplify
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.uri_template import TemplateError, Variable, expand_template, parse_template
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -104,24 +104,32 @@ class ResourceTemplate:
 
     @property
     def variables(self) -> list[str]:
-        """The template's variable names, in order."""
-        return UriTemplate.parse(self.uri_template).variable_names
+        """The template's variable names, in order (``ConfigError`` for a malformed template)."""
+        return [variable.name for variable in self._parsed()]
+
+    def _parsed(self) -> list[Variable]:
+        try:
+            return parse_template(self.uri_template)
+        except TemplateError as exc:
+            raise ConfigError(f"resource template {self.name!r} has an invalid URI template "
+                              f"{self.uri_template!r}: {exc}") from None
 
     def expand(self, arguments: Mapping[str, Any] | None = None) -> str:
-        """The URI for ``arguments`` (``ConfigError`` for a missing variable or a malformed template)."""
+        """The URI for ``arguments`` (RFC 6570, all four levels: ``{var:3}``, ``{?list*}``, ``{+path}`` ...).
+
+        ``ConfigError`` for a missing variable (query variables ``{?q}``/``{&q}`` may be left out), a value
+        that does not fit (a list for a ``:N`` prefix, an object), or a malformed template.
+        """
         arguments = dict(arguments or {})
-        try:
-            template = UriTemplate.parse(self.uri_template)
-        except InvalidUriTemplate as exc:
-            raise ConfigError(f"resource template {self.name!r} has an invalid URI template: {exc}") from None
-        # Variables of a query expression ({?q,limit}) are optional (RFC 6570 leaves undefined ones out).
-        missing = [v.name for v in template.variables if v.operator not in ("?", "&") and v.name not in arguments]
+        missing = [v.name for v in self._parsed() if not v.optional and arguments.get(v.name) is None]
         if missing:
             raise ConfigError(f"resource template {self.name!r} ({self.uri_template}) needs "
-                              f"{', '.join(repr(m) for m in missing)}; got {sorted(arguments) or 'no arguments'}")
-        values: dict[str, str | Sequence[str]] = {
-            k: [str(i) for i in v] if isinstance(v, list | tuple) else str(v) for k, v in arguments.items()}
-        return template.expand(values)
+                              f"{', '.join(repr(m) for m in dict.fromkeys(missing))}; "
+                              f"got {sorted(arguments) or 'no arguments'}")
+        try:
+            return expand_template(self.uri_template, arguments)
+        except TemplateError as exc:
+            raise ConfigError(f"resource template {self.name!r} ({self.uri_template}): {exc}") from None
 
     async def _to_content(self, arguments: Mapping[str, Any] | None) -> str | bytes:
         return contents_value((await self.client._read(self.expand(arguments), True)).contents)

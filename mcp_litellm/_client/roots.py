@@ -46,6 +46,13 @@ def resolve_root(value: RootInput, name: str | None = None) -> RootEntry:
     if not isinstance(value, str | os.PathLike):
         raise ConfigError(f"a root must be a path or a file:// URI, got {type(value).__name__}")
     text = os.fspath(value)
+    if isinstance(text, bytes):
+        raise ConfigError(f"a root must be a path or a file:// URI, got bytes {text!r}")
+    if not text.strip():
+        raise ConfigError("a root is an empty string (an unset ${VAR} in a config file?); give a directory, "
+                          "or leave the root out")
+    if "\0" in text:
+        raise ConfigError(f"root {text!r} contains a NUL byte; no path can contain one")
     if isinstance(value, str) and "://" in text:
         parsed = urlparse(text)
         if parsed.scheme != "file":

@@ -134,7 +134,9 @@ class ToolResult:
             return
         cut = len(text) - max_chars
         marker = f"\n[... {cut} of {len(text)} characters cut: the result exceeded max_result_chars={max_chars}]"
-        media = [b for b in self.content if not isinstance(b, TextContent)]
+        # every block with a text form (text, resource links, embedded text resources) is in ``text`` and so
+        # in the cut; only images and audio (no text form) are kept beside it
+        media = [b for b in self.content if is_media(b)]
         self.content = [TextContent(type="text", text=text[:max_chars] + marker), *media]
         self.truncated_chars = cut
 

@@ -22,6 +22,8 @@ import builtins
 from collections.abc import Iterable
 from typing import Any
 
+from mcp_litellm._core.redact import redact_text
+
 __all__ = [
     "AuthError",
     "ConfigError",
@@ -36,7 +38,11 @@ __all__ = [
 
 
 class MCPLiteLLMError(Exception):
-    """Base class of every error raised by mcp_litellm."""
+    """Base class of every error raised by mcp_litellm. Known secrets (``env`` and header values, secret
+    URL query values) are masked in its message, whatever text the server or a dependency put there."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class ConfigError(MCPLiteLLMError, ValueError):
@@ -93,7 +99,7 @@ class ServerError(MCPLiteLLMError):
 
     def __init__(self, code: int, message: str, data: Any = None, *, method: str | None = None) -> None:
         self.code = code
-        self.message = message
+        self.message = redact_text(message) if isinstance(message, str) else message
         self.data = data
         self.method = method
         where = f" on {method}" if method else ""

@@ -25,7 +25,8 @@ def safe_tool_name(name: str, prefix: str | None = None) -> str:
     return f"{cleaned[: MAX_NAME - len(digest) - 1]}_{digest}"
 
 
-def _hashed(name: str, original: str) -> str:
+def hashed_name(name: str, original: str) -> str:
+    """``name`` (cut to fit) with a short hash of ``original``: distinct and the same for the same input."""
     digest = hashlib.sha256(original.encode("utf-8")).hexdigest()[:8]
     return f"{name[: MAX_NAME - len(digest) - 1]}_{digest}"
 
@@ -40,7 +41,7 @@ def distinct_names(names: list[str], originals: list[str]) -> list[str]:
     counts: dict[str, int] = {}
     for name in names:
         counts[name] = counts.get(name, 0) + 1
-    return [_hashed(name, original) if counts[name] > 1 and name != original else name
+    return [hashed_name(name, original) if counts[name] > 1 and name != original else name
             for name, original in zip(names, originals, strict=True)]
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 _HIDDEN = "***"
@@ -60,10 +62,67 @@ def _oauth_value(key: str, value: Any) -> Any:
     return f"<{type(value).__name__}>" if key in ("authorize", "storage") else _HIDDEN
 
 
+_known: set[str] = set()
+_known_lock = threading.Lock()
+
+
+def remember_secrets(values: Iterable[object]) -> None:
+    """Add values (a server's ``env`` values, header values, credentials) to the secrets masked in every
+    log record of ``mcp_litellm``, the MCP SDK and its HTTP client, and in every mcp_litellm error."""
+    found = {value for value in values if isinstance(value, str) and len(value) >= _MIN_SECRET}
+    # "Bearer <token>": the token alone may be quoted too (the scheme word is not a secret)
+    found |= {part for value in found for part in value.split()[1:] if len(part) >= _MIN_SECRET}
+    if found - _known:
+        with _known_lock:
+            _known.update(found)
+
+
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every known secret value (say, a server's ``env`` values) and every secret URL query
-    value replaced by ``***``."""
-    for secret in secrets:
-        if len(secret) >= _MIN_SECRET:
+    """``text`` with every known secret value (say, a server's ``env`` values, and every value given to
+    :func:`remember_secrets`) and every secret URL query value replaced by ``***``."""
+    for secret in (*secrets, *_known):
+        if len(secret) >= _MIN_SECRET and secret in text:
             text = text.replace(secret, _HIDDEN)
     return redact_url(text)
+
+
+_MASKED_LOGGERS = ("mcp", "httpx", "httpcore")
+"""Logger name prefixes whose records are masked (``mcp`` covers ``mcp_litellm`` and the SDK)."""
+
+
+def _masking_factory(previous: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
+    def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if record.name.startswith(_MASKED_LOGGERS):
+            mask_record(record)
+        return record
+
+    make.mcp_litellm_masking = True  # type: ignore[attr-defined]
+    return make
+
+
+def mask_record(record: logging.LogRecord) -> None:
+    """Mask known secrets in a log record's message, arguments and exception text, in place."""
+    try:
+        message = record.getMessage()
+    except Exception:  # a record whose arguments do not fit its format: leave it to the handler
+        return
+    masked = redact_text(message)
+    if masked != message:
+        record.msg, record.args = masked, ()
+    if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
+        text = logging.Formatter().formatException(record.exc_info)
+        masked = redact_text(text)
+        if masked != text:
+            record.exc_text = masked  # handlers print exc_text when it is set
+
+
+def install_log_masking() -> None:
+    """Mask secrets in the records of the ``mcp*``, ``httpx*`` and ``httpcore*`` loggers, whatever handler
+    they reach (the log record factory is wrapped once; other factories keep working)."""
+    current = logging.getLogRecordFactory()
+    if not getattr(current, "mcp_litellm_masking", False):
+        logging.setLogRecordFactory(_masking_factory(current))
+
+
+install_log_masking()

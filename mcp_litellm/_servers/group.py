@@ -28,7 +28,7 @@ from mcp_litellm._core.errors import (
     TransportError,
     UnsupportedFeature,
 )
-from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, safe_tool_name
+from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, hashed_name, safe_tool_name
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 
 if TYPE_CHECKING:
@@ -442,15 +442,29 @@ def _resolve_collisions(entries: list[_Entry]) -> list[tuple[Tool, str]]:
                 )
             name = prefixed
         resolved.append((tool, name))
-    seen: dict[str, Tool] = {}
+    return _separate_clashes(resolved)
+
+
+def _separate_clashes(resolved: list[tuple[Tool, str]]) -> list[tuple[Tool, str]]:
+    """Names that two servers' tools still share after prefixing clash by construction (server ``a``'s tool
+    ``b__c`` and server ``a__b``'s tool ``c`` both become ``a__b__c``). The tool of the server whose name is
+    the whole prefix keeps the name; the others get a short hash of their server and tool, so every tool
+    stays reachable and the other servers' names do not change."""
+    by_name: dict[str, list[Tool]] = {}
     for tool, name in resolved:
-        first = seen.setdefault(name, tool)
-        if first is not tool:
-            raise ConfigError(
-                f"two tools get the name {name!r} (server {first.client.name!r} tool {first.mcp_name!r} and "
-                f"server {tool.client.name!r} tool {tool.mcp_name!r}); exclude one of them"
-            )
-    return resolved
+        by_name.setdefault(name, []).append(tool)
+    renamed: dict[int, str] = {}
+    for name, tools in by_name.items():
+        if len(tools) < 2:
+            continue
+        keeper = max(tools, key=lambda tool: (len(tool.client.name), tool.client.name))
+        for tool in tools:
+            if tool is not keeper:
+                renamed[id(tool)] = hashed_name(name, f"{tool.client.name}\0{tool.mcp_name}")
+                logger.info("tool %r of server %r would be named %r like tool %r of server %r; it is %r instead",
+                            tool.mcp_name, tool.client.name, name, keeper.mcp_name, keeper.client.name,
+                            renamed[id(tool)])
+    return [(tool, renamed.get(id(tool), name)) for tool, name in resolved]
 
 
 def _prefixed(tool: Tool, prefix: str) -> str:

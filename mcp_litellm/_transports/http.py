@@ -25,7 +25,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import redact_text
+from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
@@ -44,26 +44,9 @@ def _watch_auth_failures(auth: Any, callback: Any) -> Any:
     watch = auth.watch_failures
     return watch(callback)
 
+
 _HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth"}
 _SESSION_HEADER = "mcp-session-id"
-
-
-class _UrlSecretFilter(logging.Filter):
-    """Mask secret URL query values (``?api_key=...``, an OAuth redirect's ``?code=...``) in what the HTTP
-    client and the SDK's HTTP transports log (request lines, response headers at DEBUG, "Connecting to
-    ..."): hosted servers often take a key in the URL."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        redacted = redact_text(message)
-        if redacted != message:
-            record.msg, record.args = redacted, ()
-        return True
-
-
-for _logger_name in ("httpx2", "httpx", "mcp.client.streamable_http", "mcp.client.sse", "httpcore2.http11",
-                     "httpcore2.http2", "httpcore2.connection", "httpcore.http11", "httpcore.http2"):
-    logging.getLogger(_logger_name).addFilter(_UrlSecretFilter())
 
 
 __all__ = ["HttpObserver", "HttpStatus", "http_observer", "http_status_advice", "open_sse", "open_streamable"]
@@ -156,7 +139,9 @@ def _auth(transport: str, config: Mapping[str, Any]) -> httpx2.Auth | None:
 
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
-    return {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    remember_secrets(headers.values())
+    return headers
 
 
 def open_streamable(config: Mapping[str, Any]) -> Any:

@@ -1,98 +1,88 @@
 """The stdio transport: run the server as a subprocess and speak JSON-RPC over its stdin/stdout.
 
-The server's stderr is read by a small thread and written to the ``mcp_litellm.server`` logger, so
-server banners never land on the user's terminal. Process-tree shutdown (including what ``npx`` or
-``uvx`` spawned) is the SDK's: the child runs in its own session and the whole group is terminated.
-Lines on the server's stdout that are not JSON-RPC are skipped; each of the first few per connection
-is reported as one short warning (no traceback) on the SDK's ``mcp.client.stdio`` logger.
+Our own, on anyio's process API, in place of the SDK's ``stdio_client`` (which freezes on a line of
+invalid UTF-8, reads long lines in quadratic time, leaves the children of a server that exits promptly
+alive, notices a death only as end-of-file, and can block a cancelled call on a server that stopped
+reading). It yields the same ``(read, write)`` streams of ``SessionMessage`` the SDK's session uses.
+
+- stdout is split into lines in linear time (``framing``); a line longer than ``max_message_size``
+  is dropped and, when its request id can be read, that call fails at once with a clear error.
+  Lines that are not JSON-RPC (banners, stray output, invalid UTF-8) are skipped with a short warning.
+  An answer with a known id but an invalid envelope fails that call at once instead of being dropped.
+- Messages to the server are queued, so a server that stops reading never blocks the caller (nor a
+  cancellation), and a call's deadline bounds the whole call.
+- The process itself is watched: when it exits, the session ends within ``_EXIT_GRACE`` seconds even
+  if a child it spawned still holds stdout open.
+- The server runs in a process group of its own; on close (and at interpreter exit) the whole group
+  is ended, SIGTERM then SIGKILL, even when the server itself already exited (``_end_process_tree``).
+- stderr goes to the ``mcp_litellm.server`` logger line by line, each line bounded and with the
+  values of the server's ``env`` masked; the last few lines are kept for start-failure reports.
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextvars
+import json
 import logging
 import os
+import re
+import signal
+import sys
 import threading
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import StdioServerParameters, stdio_client
+import mcp_types as types
+from anyio.abc import Process
+from mcp import StdioServerParameters
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
 
-from mcp_litellm._core.redact import redact_text
+from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
+from mcp_litellm._transports.framing import LineFramer, Oversized
 
 server_label: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_litellm_server_label", default="server")
 """Name of the client whose transport is being opened; used to tag forwarded stderr lines."""
 
+DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024 * 1024
+"""Bytes one message from a stdio server may take (the client option ``max_message_size``)."""
+
+max_message_size: contextvars.ContextVar[int] = contextvars.ContextVar("mcp_litellm_max_message_size",
+                                                                       default=DEFAULT_MAX_MESSAGE_SIZE)
+"""Set by the connection's owner task from the client's ``max_message_size`` before the transport opens."""
+
+logger = logging.getLogger("mcp_litellm.stdio")
 _stderr_logger = logging.getLogger("mcp_litellm.server")
 
 _NOISY_LINES_WARNED = 5
 """Unparseable stdout lines logged as warnings per connection; later ones are logged at DEBUG."""
-
-_stdout_noise: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
-    "mcp_litellm_stdout_noise", default=None
-)
-"""Per connection: how many unparseable stdout lines were seen (set while the transport opens)."""
-
-
-def _short_reason(exc: BaseException | None) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        try:
-            first = errors()
-        except Exception:  # pragma: no cover - defensive: any pydantic error shape
-            first = []
-        if first and first[0].get("type") == "json_invalid":
-            return "not JSON"
-        if first:
-            return f"not a JSON-RPC message ({len(first)} validation errors)"
-    return type(exc).__name__ if exc is not None else "unparseable"
-
-
-class _GarbageLineFilter(logging.Filter):
-    """Turn the SDK's per-line error-with-traceback for a non-JSON-RPC stdout line into one short warning.
-
-    The SDK skips such lines (a banner printed to stdout, stray debug output) and the session goes on;
-    a full traceback per line buries the one fact that matters: the server writes non-protocol output.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg != "Failed to parse JSONRPC message from server" or not record.exc_info:
-            return True
-        exc = record.exc_info[1]
-        line: Any = ""
-        errors = getattr(exc, "errors", None)
-        if callable(errors):
-            try:
-                line = errors()[0].get("input", "")
-            except Exception:  # pragma: no cover - defensive
-                line = ""
-        counter = _stdout_noise.get()
-        seen = 1
-        if counter is not None:
-            counter[0] += 1
-            seen = counter[0]
-        level = logging.WARNING if seen <= _NOISY_LINES_WARNED else logging.DEBUG
-        if not logging.getLogger(record.name).isEnabledFor(level):
-            return False
-        more = " (further such lines are logged at DEBUG)" if seen == _NOISY_LINES_WARNED else ""
-        record.levelno, record.levelname = level, logging.getLevelName(level)
-        record.msg = "server %r wrote a line to stdout that is %s; ignored it: %.80r%s"
-        record.args = (server_label.get(), _short_reason(exc), line, more)
-        record.exc_info, record.exc_text = None, None
-        return True
-
-
-logging.getLogger("mcp.client.stdio").addFilter(_GarbageLineFilter())
+_CHUNK = 1 << 16
+"""Bytes read from a pipe at a time."""
+_WRITE_QUEUE = 1024
+"""Messages queued for a server that is slow to read; past that, senders wait."""
+_EXIT_GRACE = 0.5
+"""Seconds between the server's exit and the end of the session (for its last output to be read)."""
+_CLOSE_GRACE = 2.0
+"""Seconds a closing server has, after its stdin is closed, to exit by itself."""
+_TERM_GRACE = 1.0
+"""Seconds between SIGTERM and SIGKILL for what is left of the server's process group."""
+_STDERR_LINE_BYTES = 16 * 1024
+"""Bytes of one stderr line that are logged (the rest is counted, not kept)."""
+_STDERR_GRACE = 0.5
+"""Seconds a failed start waits for the server's last stderr lines to be read."""
+_ID_IN_HEAD = re.compile(rb'"(id|result|error)"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")?')
 
 
 class ExitReport:
-    """What a stdio server left behind, for the error when it fails to start: the last lines of its
-    stderr (which are also logged to ``mcp_litellm.server`` as they arrive)."""
+    """What a stdio server left behind, for the error when it fails to start: its exit status and the
+    last lines of its stderr (which are also logged to ``mcp_litellm.server`` as they arrive)."""
 
     TAIL_LINES = 3
     LINE_CHARS = 200
@@ -101,39 +91,24 @@ class ExitReport:
         self.tail: collections.deque[str] = collections.deque(maxlen=self.TAIL_LINES)
         self.stderr_ended = threading.Event()
         self.secrets: tuple[str, ...] = ()
+        self.exit_status: int | None = None
 
     def describe(self) -> str | None:
-        """``"its stderr ended with: ..."`` (secrets masked), or ``None`` when it wrote nothing.
-
-        (The exit status is not known here: the SDK does not hand its process out.)
-        """
-        if not self.tail:
-            return None
-        lines = [redact_text(line, self.secrets) for line in self.tail]
-        lines = [line if len(line) <= self.LINE_CHARS else line[: self.LINE_CHARS - 1] + "…" for line in lines]
-        return f"its stderr ended with: {' | '.join(lines)}"
+        """``"it exited with status 3; its stderr ended with: ..."`` (secrets masked), or ``None`` when
+        nothing is known."""
+        parts = []
+        if self.exit_status is not None:
+            parts.append(f"it exited with status {self.exit_status}")
+        if self.tail:
+            lines = [redact_text(line, self.secrets) for line in self.tail]
+            lines = [line if len(line) <= self.LINE_CHARS else line[: self.LINE_CHARS - 1] + "…" for line in lines]
+            parts.append(f"its stderr ended with: {' | '.join(lines)}")
+        return "; ".join(parts) or None
 
 
 exit_report: contextvars.ContextVar[ExitReport | None] = contextvars.ContextVar("mcp_litellm_exit_report",
                                                                                 default=None)
 """Set by the connection's owner task before it opens the transport; the stdio transport fills it in."""
-
-_STDERR_GRACE = 0.5
-"""Seconds a failed start waits for the server's last stderr lines to be read."""
-
-
-def _forward_stderr(fd: int, label: str, report: ExitReport | None) -> None:
-    try:
-        with open(fd, encoding="utf-8", errors="replace") as stream:
-            for line in stream:
-                line = line.rstrip()
-                if line:
-                    _stderr_logger.info("[%s] %s", label, line)
-                    if report is not None:
-                        report.tail.append(line)
-    finally:
-        if report is not None:
-            report.stderr_ended.set()
 
 
 def parameters(config: Mapping[str, Any]) -> StdioServerParameters:
@@ -159,34 +134,277 @@ def parameters(config: Mapping[str, Any]) -> StdioServerParameters:
 
 def open_stdio(config: Mapping[str, Any]) -> Any:
     """Transport factory for ``stdio``: config ``command``, ``args``, ``env``, ``cwd``."""
-    params = parameters(config)
+    return _connect(parameters(config))
 
-    @asynccontextmanager
-    async def connect() -> AsyncIterator[Any]:
-        _stdout_noise.set([0])  # the owner task's context: the SDK's reader task inherits it
-        report = exit_report.get()
-        if report is not None:
-            report.secrets = tuple((params.env or {}).values())
-        read_fd, write_fd = os.pipe()
-        threading.Thread(
-            target=_forward_stderr, args=(read_fd, server_label.get(), report), name="mcp-litellm-stderr",
-            daemon=True,
-        ).start()
-        errlog = open(write_fd, "w")  # noqa: SIM115 - closed below once the child holds its copy
+
+# -- the process group ---------------------------------------------------------------------------------
+
+_live_groups: set[int] = set()
+"""Process groups of servers not yet ended (POSIX); ended at interpreter exit if still there."""
+
+
+async def _spawn(params: StdioServerParameters) -> Process:
+    env = get_default_environment() | (params.env or {})
+    if sys.platform == "win32":  # pragma: no cover - not tested here
+        # Windows has no process groups to signal: the SDK's helper puts the server in a Job Object,
+        # which _end_process_tree closes (and with it every process the server started).
+        from mcp.os.win32.utilities import create_windows_process, get_windows_executable_command
+
+        command = get_windows_executable_command(params.command)
+        return await create_windows_process(command, params.args, env, sys.stderr, params.cwd)  # type: ignore[return-value]
+    process = await anyio.open_process([params.command, *params.args], env=env, cwd=params.cwd,
+                                       start_new_session=True)  # its own session: pgid == pid
+    _live_groups.add(process.pid)
+    return process
+
+
+async def _end_process_tree(process: Process, grace: float = _TERM_GRACE) -> None:
+    """End the server and everything it started: SIGTERM to its process group, SIGKILL after ``grace``.
+
+    Runs even when the server itself already exited, so the workers, browsers or language servers it
+    left behind go with it. (On Windows: the SDK's job-object helper.)
+    """
+    if sys.platform == "win32":  # pragma: no cover - not tested here
+        from mcp.os.win32.utilities import terminate_windows_process_tree
+
+        await terminate_windows_process_tree(process)  # type: ignore[arg-type]
+        return
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    try:
+        await terminate_posix_process_tree(process, grace)
+    finally:
+        _live_groups.discard(process.pid)
+
+
+@atexit.register
+def _end_groups_at_exit() -> None:
+    """Last resort at interpreter exit, after clients were stopped: end any server group still there."""
+    groups = list(_live_groups)
+    for pgid in groups:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + _TERM_GRACE
+    while groups and time.monotonic() < deadline:
+        time.sleep(0.02)
+        groups = [pgid for pgid in groups if _group_alive(pgid)]
+    for pgid in groups:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# -- the streams -----------------------------------------------------------------------------------------
+
+class _Stdout:
+    """Turns the server's stdout bytes into session messages (or errors for one call)."""
+
+    def __init__(self, label: str, limit: int) -> None:
+        self.label = label
+        self.limit = limit
+        self.framer = LineFramer(limit)
+        self.skipped = 0
+
+    def messages(self, data: bytes) -> list[SessionMessage]:
+        found = []
+        for frame in self.framer.feed(data):
+            message = self._oversized(frame) if isinstance(frame, Oversized) else self._parse(frame)
+            if message is not None:
+                found.append(message)
+        return found
+
+    def _skip(self, line: bytes | str, reason: str) -> None:
+        self.skipped += 1
+        level = logging.WARNING if self.skipped <= _NOISY_LINES_WARNED else logging.DEBUG
+        more = " (further such lines are logged at DEBUG)" if self.skipped == _NOISY_LINES_WARNED else ""
+        logger.log(level, "server %r wrote a line to stdout that is %s; ignored it: %.80r%s",
+                   self.label, reason, line, more)
+
+    def _parse(self, line: bytes) -> SessionMessage | None:
+        if not line.strip():
+            return None
         try:
-            async with stdio_client(params, errlog=errlog) as streams:
-                errlog.close()
-                yield streams
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            self._skip(line, "not valid UTF-8")
+            return None
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+        except ValueError as exc:
+            return self._malformed(text, exc)
+
+    def _malformed(self, text: str, exc: ValueError) -> SessionMessage | None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            self._skip(text, "not JSON")
+            return None
+        request_id = data.get("id") if isinstance(data, dict) else None
+        answer = isinstance(data, dict) and "method" not in data and ("result" in data or "error" in data)
+        if not answer or isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            errors = getattr(exc, "errors", None)
+            count = len(errors()) if callable(errors) else 0
+            self._skip(text, f"not a JSON-RPC message ({count} validation errors)")
+            return None
+        logger.warning("server %r answered request %r with a malformed JSON-RPC response: %.120r",
+                       self.label, request_id, text)
+        return _error_for(request_id, "the server's answer was malformed (not a valid JSON-RPC response: "
+                                      f"{_first_error(exc)}); the server has a bug, report it to its authors")
+
+    def _oversized(self, frame: Oversized) -> SessionMessage | None:
+        request_id = _leading_id(frame.head)
+        what = (f"server {self.label!r} sent a message of {frame.size} bytes, more than max_message_size "
+                f"({self.limit} bytes)")
+        if request_id is None:
+            logger.error("%s; it was dropped (no request id found at its start)", what)
+            return None
+        logger.warning("%s; it was dropped and request %r fails", what, request_id)
+        return _error_for(request_id, f"the server's answer was {frame.size} bytes, more than "
+                                      f"max_message_size ({self.limit} bytes); ask for less, or raise "
+                                      "max_message_size on the client")
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with suppress(Exception):
+            first = errors()[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+    return type(exc).__name__
+
+
+def _leading_id(head: bytes) -> int | str | None:
+    """The top-level ``id`` of a JSON-RPC answer from its first bytes, if it comes before the payload."""
+    for match in _ID_IN_HEAD.finditer(head):
+        if match.group(1) != b"id":
+            return None  # "result"/"error" came first: an "id" after it may be nested in the payload
+        raw = match.group(2)
+        if raw is None:
+            return None
+        with suppress(ValueError):
+            value = json.loads(raw)
+            return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+        return None
+    return None
+
+
+def _error_for(request_id: int | str, message: str) -> SessionMessage:
+    error = types.JSONRPCError(jsonrpc="2.0", id=request_id,
+                               error=types.ErrorData(code=types.INTERNAL_ERROR, message=message))
+    return SessionMessage(error)
+
+
+@asynccontextmanager
+async def _connect(params: StdioServerParameters) -> AsyncIterator[Any]:
+    label, report, limit = server_label.get(), exit_report.get(), max_message_size.get()
+    secrets = tuple((params.env or {}).values())
+    remember_secrets(secrets)
+    if report is not None:
+        report.secrets = secrets
+    process = await _spawn(params)
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](_WRITE_QUEUE)
+    reading = anyio.CancelScope()
+    stdout_done, stdin_done = anyio.Event(), anyio.Event()
+
+    async def pump_stdout() -> None:
+        parser = _Stdout(label, limit)
+        try:
+            async with read_send:
+                with reading:
+                    while True:
+                        try:
+                            data = await stdout.receive(_CHUNK)
+                        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                            return
+                        for message in parser.messages(data):
+                            await read_send.send(message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return  # the session is gone
+        finally:
+            stdout_done.set()
+
+    async def pump_stdin() -> None:
+        try:
+            async with write_receive:
+                async for message in write_receive:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await stdin.send(data.encode())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            reading.cancel()  # the server no longer reads: end the session rather than let calls hang
+        finally:
+            stdin_done.set()
+
+    async def pump_stderr() -> None:
+        framer = LineFramer(_STDERR_LINE_BYTES)
+        try:
+            while True:
+                try:
+                    data = await stderr.receive(_CHUNK)
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    return
+                for frame in framer.feed(data):
+                    _log_stderr(frame, label, secrets, report)
+        finally:
+            if report is not None:
+                report.stderr_ended.set()
+
+    async def watch_exit() -> None:
+        status = await process.wait()
+        if report is not None:
+            report.exit_status = status
+        with anyio.move_on_after(_EXIT_GRACE):
+            await stdout_done.wait()
+        if not stdout_done.is_set():
+            logger.info("server %r exited (status %s) while something it started still holds its stdout; "
+                        "ending the session", label, status)
+        reading.cancel()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(pump_stdout)
+        tasks.start_soon(pump_stdin)
+        tasks.start_soon(pump_stderr)
+        tasks.start_soon(watch_exit)
+        try:
+            yield read_receive, write_send
         except BaseException:
-            if report is not None:  # the process is gone (the SDK waited for it): collect what it left
-                if not errlog.closed:
-                    errlog.close()
-                with anyio.move_on_after(_STDERR_GRACE):
-                    while not report.stderr_ended.is_set():
+            if report is not None:  # a failed start: let its last stderr lines arrive for the error
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_STDERR_GRACE):
+                    while not report.stderr_ended.is_set() and process.returncode is None:
                         await anyio.sleep(0.01)
             raise
         finally:
-            if not errlog.closed:
-                errlog.close()
+            with anyio.CancelScope(shield=True):
+                write_send.close()
+                with anyio.move_on_after(_TERM_GRACE):
+                    await stdin_done.wait()  # queued messages reach a server that still reads
+                with suppress(Exception):
+                    await stdin.aclose()
+                with anyio.move_on_after(_CLOSE_GRACE):
+                    await process.wait()
+                await _end_process_tree(process)
+            tasks.cancel_scope.cancel()
 
-    return connect()
+
+def _log_stderr(frame: bytes | Oversized, label: str, secrets: Sequence[str], report: ExitReport | None) -> None:
+    if isinstance(frame, Oversized):
+        text = frame.head.decode("utf-8", "replace") + f"… ({frame.size} bytes in all)"
+    else:
+        text = frame.decode("utf-8", "replace")
+    text = redact_text(text.rstrip(), secrets)
+    if text:
+        _stderr_logger.info("[%s] %s", label, text)
+        if report is not None:
+            report.tail.append(text[: ExitReport.LINE_CHARS])

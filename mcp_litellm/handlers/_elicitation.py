@@ -3,6 +3,7 @@ deferred completion, and schema validation of accepted content (invalid content 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import functools
 import logging
@@ -20,7 +21,7 @@ from mcp_litellm.handlers._settings import ElicitationSettings
 
 logger = logging.getLogger("mcp_litellm")
 
-__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "schema_errors"]
+__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "schema_errors", "with_defaults"]
 
 
 _URI_CHARS = r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*"
@@ -85,6 +86,20 @@ def schema_errors(content: Any, schema: dict[str, Any] | None) -> list[str]:
     return errors
 
 
+def with_defaults(content: Any, schema: dict[str, Any] | None) -> Any:
+    """``content`` with the schema's ``default`` for each property it leaves out (SEP-1034): a form the
+    user accepted without touching a field keeps the value the form showed. Anything but a dict is
+    returned as it is (validation then says what is wrong)."""
+    properties = (schema or {}).get("properties")
+    if not isinstance(content, dict) or not isinstance(properties, dict):
+        return content
+    filled = dict(content)
+    for name, spec in properties.items():
+        if name not in filled and isinstance(spec, dict) and "default" in spec:
+            filled[name] = copy.deepcopy(spec["default"])
+    return filled
+
+
 @dataclass
 class Elicitation:
     """A server's request for user input, as handlers see it.
@@ -147,7 +162,8 @@ class ElicitationHandler(Handler):
         raise NotImplementedError(f"{type(self).__name__} must implement execute()")
 
     def accept(self, content: dict[str, Any] | None = None) -> Decision:
-        """Accept with ``content`` (form mode; validated against the schema) or nothing (URL mode)."""
+        """Accept with ``content`` (form mode: fields left out take the schema's defaults, then the whole is
+        validated against the schema) or nothing (URL mode)."""
         return Decision("accept", value=content)
 
     def decline(self, reason: str | None = None) -> Decision:
@@ -163,9 +179,23 @@ class ElicitationHandler(Handler):
         return Decision("defer", timeout=timeout if timeout is not None else self.options.get("timeout"))
 
 
+_ACTIONS = ("accept", "decline", "cancel")
+
+
 def _as_decision(outcome: Any) -> Decision:
+    """A handler's return value as a decision. Besides decisions: ``True`` (accept, URL mode), ``False`` or
+    a reason string (decline), ``None`` (cancel), a content dict (accept), an SDK ``ElicitResult``, or the
+    wire shape ``{"action": "accept" | "decline" | "cancel", "content": {...}}``."""
     if isinstance(outcome, Decision):
         return outcome
+    if isinstance(outcome, ElicitResult):
+        outcome = {"action": outcome.action, "content": outcome.content}
+    if (isinstance(outcome, dict) and outcome.get("action") in _ACTIONS
+            and set(outcome) <= {"action", "content"}):  # the wire shape, not form content
+        action, content = outcome["action"], outcome.get("content")
+        if action == "accept":
+            return Decision("accept", value=dict(content) if content is not None else None)
+        return Decision(action, reason=f"{action}d by the elicitation handler" if action == "decline" else None)
     if outcome is True:
         return Decision("accept", value=None)
     if outcome is False:
@@ -223,7 +253,7 @@ class ElicitationRunner:
             return ErrorData(code=INTERNAL_ERROR, message=f"unexpected elicitation decision {decision.kind!r}")
         if elicitation.mode == "url":
             return ElicitResult(action="accept")
-        content = decision.value if decision.value is not None else {}
+        content = with_defaults(decision.value if decision.value is not None else {}, elicitation.requested_schema)
         errors = elicitation.validate(content)
         if not errors:
             try:

@@ -80,6 +80,45 @@ def test_uri_reference_and_date_time_formats_are_checked():
         client.stop()
 
 
+def test_fields_left_out_take_the_schemas_defaults_on_both_eras(make_client, protocol):
+    left_out = {k: v for k, v in GOOD.items() if k != "subscribe"}   # "subscribe" defaults to False
+    client = make_client("memory", protocol=protocol, elicitation=lambda e: dict(left_out))
+    assert result_json(client.execute_tool("elicit_form")) == {"action": "accept",
+                                                                "content": {**left_out, "subscribe": False}}
+
+
+def test_a_form_accepted_untouched_sends_every_default_and_a_bad_default_is_refused():
+    """SEP-1034, as the MCP conformance suite's elicitation-sep1034-client-defaults scenario asks it."""
+    server = MCPServer("defaults")
+    schema = {"type": "object", "required": [], "properties": {
+        "name": {"type": "string", "default": "John Doe"}, "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5}, "verified": {"type": "boolean", "default": True},
+        "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "default": ["a"]},
+        "note": {"type": "string"}}}
+    bad = {"type": "object", "properties": {"status": {"type": "string", "enum": ["on", "off"], "default": "maybe"}}}
+
+    @server.tool()
+    async def ask(ctx: Context, broken: bool = False) -> str:
+        params = ElicitRequestFormParams(message="Accept as shown?", requested_schema=bad if broken else schema)
+        result = await ctx.session.send_request(ElicitRequest(params=params), ElicitResult,
+                                                metadata=ServerMessageMetadata(related_request_id=ctx.request_id))
+        return json.dumps({"action": result.action, "content": result.content})
+
+    answers = iter([True, {"name": "Ada", "tags": []}, ml.handlers.decline(), True])
+    client = ml.client("defaults", "memory", {"server": server}, protocol="legacy",
+                       elicitation=lambda e: next(answers))
+    try:
+        defaults = {"name": "John Doe", "age": 30, "score": 95.5, "verified": True, "status": "active", "tags": ["a"]}
+        assert json.loads(client.execute_tool("ask").text) == {"action": "accept", "content": defaults}
+        assert json.loads(client.execute_tool("ask").text)["content"] == {**defaults, "name": "Ada", "tags": []}
+        assert json.loads(client.execute_tool("ask").text) == {"action": "decline", "content": None}
+        text = refusal(client, "ask", {"broken": True})
+        assert "does not match the requested schema" in text and "status" in text
+    finally:
+        client.stop()
+
+
 def test_missing_required_field_is_refused_on_both_eras(make_client, protocol):
     client = make_client("memory", protocol=protocol, elicitation=lambda e: {"name": "Ada"})
     assert "'email' is a required property" in refusal(client, "elicit_form")
@@ -91,6 +130,15 @@ def test_decline_cancel_and_shorthands(make_client, protocol):
     client = make_client("memory", protocol=protocol, elicitation=lambda e: next(answers))
     actions = [result_json(client.execute_tool("elicit_form"))["action"] for _ in range(5)]
     assert actions == ["decline", "cancel", "decline", "cancel", "decline"]
+
+
+def test_plain_functions_may_return_the_wire_shape_or_an_elicit_result(make_client, protocol):
+    answers = iter([{"action": "decline"}, {"action": "cancel"}, {"action": "accept", "content": GOOD},
+                    ElicitResult(action="decline"), ElicitResult(action="accept", content=GOOD)])
+    client = make_client("memory", protocol=protocol, elicitation=lambda e: next(answers))
+    outs = [result_json(client.execute_tool("elicit_form")) for _ in range(5)]
+    assert [o["action"] for o in outs] == ["decline", "cancel", "accept", "decline", "accept"]
+    assert outs[2]["content"]["name"] == "Ada" and outs[4]["content"]["email"] == "ada@example.com"
 
 
 def test_url_mode_gets_url_and_id(make_client, protocol):

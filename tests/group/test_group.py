@@ -169,7 +169,7 @@ def test_a_server_that_exits_at_start_reports_its_stderr():
         ml.ClientGroup(config).start()
     message = str(info.value)
     assert "server 'bad'" in message
-    assert "its stderr ended with: starting | fatal: cannot start with token ***" in message
+    assert "it exited with status 3; its stderr ended with: starting | fatal: cannot start with token ***" in message
     assert "s3cr3t" not in message
 
 

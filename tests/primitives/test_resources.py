@@ -5,6 +5,14 @@ from __future__ import annotations
 import threading
 
 import pytest
+from mcp.server.lowlevel.server import Server
+from mcp_types import (
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ReadResourceResult,
+    ResourceTemplate,
+    TextResourceContents,
+)
 
 import mcp_litellm as ml
 from tests.servers.fixture_server import PNG
@@ -170,3 +178,57 @@ def test_kinds_the_server_does_not_offer_are_unsupported_features():
                 call()
         assert group.prompts() == [] and group.resources() == [] and group.resource_templates() == []
         assert [t.name for t in group.tools()] == ["only"]
+
+
+def level4_server() -> Server:
+    """A server whose templates use every RFC 6570 level (the SDK's own template class refuses some)."""
+    templates = [
+        ResourceTemplate(name="prefix", uri_template="demo://users/{name:3}/profile"),
+        ResourceTemplate(name="search", uri_template="demo://search{?q,tags*}"),
+        ResourceTemplate(name="paths", uri_template="demo://files/{+root}/{+path}{#section}"),
+        ResourceTemplate(name="matrix", uri_template="demo://m{;id,opts*}{/seg*}{.ext}"),
+        ResourceTemplate(name="broken", uri_template="demo://x/{open"),
+    ]
+
+    async def list_templates(ctx, params) -> ListResourceTemplatesResult:  # type: ignore[no-untyped-def]
+        return ListResourceTemplatesResult(resource_templates=templates)
+
+    async def read(ctx, params) -> ReadResourceResult:  # type: ignore[no-untyped-def]
+        return ReadResourceResult(contents=[TextResourceContents(uri=params.uri, mime_type="text/plain",
+                                                                 text=f"read {params.uri}")])
+
+    async def list_resources(ctx, params) -> ListResourcesResult:  # type: ignore[no-untyped-def]
+        return ListResourcesResult(resources=[])
+
+    return Server("level4", on_list_resources=list_resources, on_list_resource_templates=list_templates,
+                  on_read_resource=read)
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_rfc6570_level4_templates_expand_and_read(protocol):
+    client = ml.client("level4", "memory", {"server": level4_server()}, protocol=protocol)
+    try:
+        prefix, search = client.resource_template("prefix"), client.resource_template("search")
+        paths, matrix = client.resource_template("paths"), client.resource_template("matrix")
+        assert prefix.expand({"name": "alexandra"}) == "demo://users/ale/profile"
+        assert search.variables == ["q", "tags"]
+        assert search.expand({"q": "red shoes", "tags": ["a", "b"]}) == "demo://search?q=red%20shoes&tags=a&tags=b"
+        assert search.expand({}) == "demo://search"
+        assert paths.expand({"root": "home/ada", "path": "notes/today.md", "section": "top"}) == (
+            "demo://files/home/ada/notes/today.md#top")
+        assert matrix.expand({"id": 7, "opts": {"x": "1"}, "seg": ["a", "b"], "ext": "json"}) == (
+            "demo://m;id=7;x=1/a/b.json")
+        assert prefix.to_content({"name": "alexandra"}) == "read demo://users/ale/profile"
+        with pytest.raises(ml.ConfigError, match="prefix modifier"):
+            prefix.expand({"name": ["a", "b"]})
+        with pytest.raises(ml.ConfigError, match="needs 'name'"):
+            prefix.expand({})
+        with pytest.raises(ml.ConfigError, match="got a object"):
+            search.expand({"q": object()})
+        broken = client.resource_template("broken")
+        with pytest.raises(ml.ConfigError, match="invalid URI template"):
+            broken.expand({"open": "x"})
+        with pytest.raises(ml.ConfigError, match="invalid URI template"):
+            _ = broken.variables
+    finally:
+        client.stop()

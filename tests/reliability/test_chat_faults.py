@@ -12,7 +12,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,15 +19,7 @@ import pytest
 import mcp_litellm as ml
 from tests.chat.conftest import LLM, MODEL, ScriptedLLM, Turn, assert_history_valid, new_chat
 from tests.conftest import FIXTURE_SERVER, free_port, start_http_server, stop_process
-from tests.llm_http import litellm_respx
 from tests.reliability.test_process_faults import wait_dead
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    """The scripted model of tests/chat (its fixture lives in that folder's conftest)."""
-    with litellm_respx() as router:
-        yield ScriptedLLM(router)
 
 
 def kill_on_first_call(name: str, kill: Any, delay: float = 0.3) -> tuple[Any, dict[str, float]]:
