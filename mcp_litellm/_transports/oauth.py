@@ -51,6 +51,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl, ValidationError
 
 from mcp_litellm._core.errors import AuthError
+from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
 from mcp_litellm._transports.observer import http_observer
@@ -445,6 +446,13 @@ class _Guarded(OAuthClientProvider):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} for {self._label} (grant {self._settings.grant})>"
 
+    def _remember_secrets(self) -> None:
+        """Register the secrets this provider holds with the log and error masking (defence in depth:
+        none of them is meant to reach a log record or a message in the first place)."""
+        tokens, info = self.context.current_tokens, self.context.client_info
+        remember_secrets((tokens.access_token, tokens.refresh_token) if tokens is not None else ())
+        remember_secrets((info.client_secret,) if info is not None else ())
+
     async def _initialize(self) -> None:
         await super()._initialize()
         store = self._store
@@ -452,6 +460,7 @@ class _Guarded(OAuthClientProvider):
         if isinstance(store, TokenStore) and tokens is not None:
             self.context.token_expiry_time = store.expires_at()
             self._refresh_early()
+        self._remember_secrets()
         info = self.context.client_info
         if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
             self._legacy_issuer = info.issuer  # used only if the server still has no resource metadata
@@ -586,6 +595,7 @@ class _Guarded(OAuthClientProvider):
                             self._step_up = response.status_code == 403
                         self._note_issuer()
                         outgoing = await flow.asend(response)
+                        self._remember_secrets()
                 except StopAsyncIteration:
                     if sent_original > 1 and response is not None and response.status_code in (401, 403):
                         self._record(AuthError(
@@ -689,4 +699,5 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
     if validate is not None:
         provider._validate_resource_url_callback = validate
     provider._guard(shown, settings, store)
+    remember_secrets((settings.client_secret,))
     return provider
