@@ -8,6 +8,7 @@ from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
 from mcp_litellm._core.errors import (
+    AuthError,
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
@@ -26,6 +27,7 @@ from mcp_litellm.handlers._settings import Config, config, configure
 __version__ = VERSION
 
 __all__ = [
+    "AuthError",
     "Chat",
     "Chunk",
     "Client",

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, TransportError
 from mcp_litellm._servers.config_file import ServerConfig, load_config
@@ -30,8 +31,12 @@ def demo_config() -> dict[str, Any]:
     return {"mcpServers": {DEMO_SERVER: {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}}}
 
 
-def _configs(args: argparse.Namespace) -> dict[str, ServerConfig]:
+def configs_for(args: argparse.Namespace) -> dict[str, ServerConfig]:
+    """The servers of ``--config`` (or the demo server)."""
     return load_config(args.config if args.config else demo_config())
+
+
+_configs = configs_for
 
 
 @contextmanager
@@ -74,14 +79,21 @@ def servers(args: argparse.Namespace) -> int:
         if name not in configs:
             raise NotFoundError("server", name, configs)
     selected = {name: c for name, c in configs.items() if not args.server or name in args.server}
+    auth = {name: auth_status(c) for name, c in selected.items()}
+    # A server waiting for a person's authorization is not started here: that would open a browser.
+    startable = {name: c for name, c in selected.items() if not needs_login(c)}
     options = {"request_timeout": args.timeout} if args.timeout is not None else {}
     rows: list[dict[str, Any]] = []
-    with ClientGroup(selected, strict=False, **options) as group:
+    with ClientGroup(startable, strict=False, **options) as group:
         for name, server_config in selected.items():
             row: dict[str, Any] = {"name": name, "transport": server_config.transport_type}
+            if auth[name] is not None:
+                row["auth"] = auth[name]
             client = group.get(name)
             if server_config.disabled:
                 row["status"] = "disabled"
+            elif name not in startable:
+                row.update(status="login", error=f"not authorized: run '{PROG} login {name}'")
             elif client is None:
                 row.update(status="failed", error=str(group.failed.get(name, "not started")))
             else:
@@ -99,8 +111,10 @@ def servers(args: argparse.Namespace) -> int:
             if row["status"] == "ok":
                 line += (f"  {row['server'] or '?'} {row['version'] or ''}, protocol {row['protocol']}, "
                          f"{row['tools']} tools")
-            elif row["status"] == "failed":
+            elif row["status"] in ("failed", "login"):
                 line += f"  {first_line(row['error'], 200)}"
+            if "auth" in row and row["status"] != "login":
+                line += f"  [oauth: {row['auth']}]"
             print(line)
     return EXIT_FAILED if any(row["status"] == "failed" for row in rows) else EXIT_OK
 

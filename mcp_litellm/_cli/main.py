@@ -14,6 +14,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
+from mcp_litellm._cli import auth
 from mcp_litellm._cli import commands as c
 from mcp_litellm._cli.chat import run_chat
 from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_USAGE, PROG, UsageError
@@ -53,8 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
         _common(sub)
         return sub
 
-    sub = command("servers", "List the configured servers and whether they start.", c.servers)
+    sub = command("servers", "List the configured servers, whether they start, and (for OAuth servers) whether "
+                             "they are authorized.", c.servers)
     sub.add_argument("--format", choices=["text", "json"], default="text")
+
+    sub = command("login", "Authorize with an OAuth-protected server now and store its tokens.", auth.login)
+    sub.add_argument("name", metavar="NAME", help="the server's name in the config file")
+
+    sub = command("logout", "Delete the stored OAuth tokens of a server.", auth.logout)
+    sub.add_argument("name", metavar="NAME", help="the server's name in the config file")
 
     sub = command("tools", "List the tools the servers offer.", c.tools)
     sub.add_argument("--format", choices=["text", "json", "litellm"], default="text",

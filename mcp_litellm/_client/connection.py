@@ -38,7 +38,7 @@ from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD
 from pydantic import ValidationError
 
 from mcp_litellm._client.loop import get_loop
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
+from mcp_litellm._core.errors import AuthError, ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
 from mcp_litellm._transports import open_transport
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
 from mcp_litellm._transports.stdio import (
@@ -77,9 +77,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
 
     @asynccontextmanager
-    async def _request_deadline(timeout: float | None) -> AsyncIterator[None]:
-        with anyio.fail_after(timeout):
-            yield
+    async def _request_deadline(timeout: float | None) -> AsyncIterator[Any]:
+        with anyio.fail_after(timeout) as scope:
+            yield scope
 
 
 _SDK_STAND_INS = {
@@ -226,6 +226,8 @@ def translate(
     """
     if isinstance(exc, MCPLiteLLMError):
         return exc
+    if http is not None and isinstance(http.auth_error, AuthError):  # OAuth failed: that is the real reason
+        return http.auth_error.for_server(server)
     if isinstance(exc, MCPError):
         failure = http.failure() if http is not None else None
         if failure is not None:
@@ -280,7 +282,8 @@ class _Session:
         assert asyncio.get_running_loop() is get_loop()
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-litellm:{self.name}")
         try:
-            with anyio.fail_after(timeout):
+            with anyio.fail_after(timeout) as deadline:
+                self._handshake.deadline = deadline  # OAuth suspends it while a person authorizes
                 await self._ready.wait()
         except builtins.TimeoutError:
             await self.close()
@@ -307,6 +310,8 @@ class _Session:
     def _map_start_error(self, error: BaseException) -> MCPLiteLLMError:
         if isinstance(error, MCPLiteLLMError):
             return error
+        if isinstance(self._handshake.auth_error, AuthError):
+            return self._handshake.auth_error.for_server(self.name)
         if isinstance(error, FileNotFoundError):
             return TransportError(
                 f"could not start server {self.name!r}: command not found ({error.filename or error}); "
@@ -593,7 +598,9 @@ class Connection:
         token = http_observer.set(observer)
         session.begin_request()
         try:
-            async with _request_deadline(timeout):
+            async with _request_deadline(timeout) as deadline:
+                if observer is not None:
+                    observer.deadline = deadline  # OAuth suspends it while a person authorizes
                 return await call(client)
         except BaseException as exc:
             mapped = translate(exc, server=self.name, method=method, timeout=timeout, http=observer)

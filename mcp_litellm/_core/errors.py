@@ -5,6 +5,7 @@ Everything derives from ``MCPLiteLLMError``::
     MCPLiteLLMError
     ├── ConfigError          bad arguments, unknown transport, missing config keys, bad config files
     ├── TransportError       could not connect, the server process died, the connection closed
+    │   └── AuthError        OAuth failed: rejected credentials, denied or abandoned authorization, ...
     ├── TimeoutError         a request took longer than its timeout (also a builtin ``TimeoutError``)
     ├── ServerError          the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
     ├── UnsupportedFeature   the server did not advertise the capability a call needs
@@ -24,6 +25,7 @@ from typing import Any
 from mcp_litellm._core.redact import redact_text
 
 __all__ = [
+    "AuthError",
     "ConfigError",
     "MCPLiteLLMError",
     "NotFoundError",
@@ -58,6 +60,28 @@ class TransportError(MCPLiteLLMError, ConnectionError):
     def __init__(self, *args: object, http_status: int | None = None) -> None:
         super().__init__(*args)
         self.http_status = http_status
+
+
+class AuthError(TransportError):
+    """Authorizing with an HTTP server failed (OAuth 2.1): the authorization server rejected the client or
+    a token, the user denied or did not finish the authorization in time, the redirect did not match the
+    request (``state``), or the token store could not be written.
+
+    The message names the server and what to do. It never contains tokens, codes, verifiers or client
+    secrets.
+
+    Attributes:
+        http_status: the MCP server's HTTP status when it refused the credentials (401/403), else ``None``.
+    """
+
+    def for_server(self, name: str) -> AuthError:
+        """This error with the server's name in front (the transport knows only its URL)."""
+        text = str(self)
+        if text.startswith(f"server {name!r}"):
+            return self
+        renamed = AuthError(f"server {name!r}: {text}", http_status=self.http_status)
+        renamed.__cause__ = self.__cause__
+        return renamed
 
 
 class TimeoutError(MCPLiteLLMError, builtins.TimeoutError):

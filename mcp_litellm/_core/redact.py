@@ -13,8 +13,12 @@ _SECRET_KEYS = {"headers", "env", "auth"}
 _MIN_SECRET = 6
 """Shorter values (``"1"``, ``"debug"``...) are not masked in free text: they would mangle it."""
 
-_SECRET_PARAM = re.compile(r"(key|token|secret|password|passwd|pwd|signature|sig|auth|credentials?)$", re.I)
-"""Query parameter names whose values are secrets: api_key, apiKey, key, token, access_token, secret, ..."""
+_SECRET_PARAM = re.compile(
+    r"(key|token|secret|password|passwd|pwd|signature|sig|auth|credentials?|code|verifier|assertion)$", re.I)
+"""Query parameter names whose values are secrets: api_key, apiKey, key, token, access_token, secret,
+an OAuth redirect's code, a PKCE code_verifier, ..."""
+_OAUTH_PLAIN = {"client_id", "scopes", "redirect_uri", "client_metadata_url", "grant", "signing_algorithm", "timeout"}
+"""``oauth`` settings shown as they are; the others (client_secret, private_key, ...) are masked."""
 _QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*)")
 
 
@@ -35,7 +39,11 @@ def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
     values are masked."""
     shown: dict[str, Any] = {}
     for key, value in config.items():
-        if key in _SECRET_KEYS and isinstance(value, Mapping):
+        if key == "oauth" and isinstance(value, Mapping):
+            shown[key] = {k: _oauth_value(k, v) for k, v in value.items()}
+        elif key == "auth" and isinstance(value, str):
+            shown[key] = value
+        elif key in _SECRET_KEYS and isinstance(value, Mapping):
             shown[key] = {k: _HIDDEN for k in value}
         elif (key in _SECRET_KEYS and value is not None) or key == "server":
             shown[key] = f"<{type(value).__name__}>"
@@ -44,6 +52,14 @@ def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
         else:
             shown[key] = value
     return shown
+
+
+def _oauth_value(key: str, value: Any) -> Any:
+    if key in _OAUTH_PLAIN or value is None:
+        return value
+    if key == "storage" and isinstance(value, str):
+        return value
+    return f"<{type(value).__name__}>" if key in ("authorize", "storage") else _HIDDEN
 
 
 _known: set[str] = set()

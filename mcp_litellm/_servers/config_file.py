@@ -42,8 +42,8 @@ _TRANSPORT_NAMES = {
 }
 _TRANSPORT_CONFIG_KEYS = {
     "stdio": {"command", "args", "env", "cwd"},
-    "streamable": {"url", "headers", "timeout", "sse_read_timeout", "auth"},
-    "sse": {"url", "headers", "timeout", "sse_read_timeout", "auth"},
+    "streamable": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth"},
+    "sse": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth"},
     "memory": {"server"},
 }
 _OPTION_ALIASES = {
@@ -179,8 +179,11 @@ def load_config(
     ``transport`` / ``transport_type`` of ``"streamable-http"``/``"http"``/``"sse"``; a remote entry
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
     ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
-    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``. String values may use
-    ``${VAR}`` and ``${VAR:-default}`` (from ``environ``, default ``os.environ``).
+    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``. A remote entry may set
+    ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``, ``scopes``,
+    ``redirect_uri``, ``client_metadata_url``, ``grant``, ``private_key``, ``signing_algorithm``,
+    ``storage``, ``timeout``). String values may use ``${VAR}`` and ``${VAR:-default}`` (from
+    ``environ``, default ``os.environ``).
 
     A LiteLLM Proxy ``config.yaml`` works as it is: its ``mcp_servers:`` entries (``transport``
     ``stdio``/``http``/``sse``, ``auth_type`` with ``authentication_token``, ``static_headers``,
@@ -437,8 +440,34 @@ def _check_transport_config(reader: _Entry, transport: str, config: dict[str, An
         for key in ("timeout", "sse_read_timeout"):
             if reader.typed(key, config.get(key), _is_number, "a number of seconds") is not None and config[key] <= 0:
                 raise reader.error(key, f"must be a positive number of seconds, got {config[key]!r}")
+        _check_oauth(reader, config)
     elif transport == "memory" and config.get("server") is None:
         raise reader.error("server", "is required for a memory server (an MCPServer object)")
+
+
+def _check_oauth(reader: _Entry, config: dict[str, Any]) -> None:
+    """``"auth": "oauth"`` and ``"oauth": {...}``: checked now, so a typo fails here and not at the first call.
+    Relative ``storage`` and ``private_key`` paths in a file are relative to the file's directory."""
+    from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
+
+    auth = config.get("auth")
+    if auth is not None and not isinstance(auth, str) and "oauth" not in config and not callable(
+            getattr(auth, "async_auth_flow", None)):
+        raise reader.error("auth", f"must be \"oauth\", got {_shown(auth)}")
+    oauth = config.get("oauth")
+    if isinstance(oauth, Mapping) and reader.source != "config":
+        base = Path(reader.source).parent
+        oauth = dict(oauth)
+        for key in ("storage", "private_key"):
+            value = oauth.get(key)
+            if (isinstance(value, str) and value not in ("disk", "memory") and "-----BEGIN" not in value
+                    and not Path(value).expanduser().is_absolute()):
+                oauth[key] = str(base / value)
+        config["oauth"] = oauth
+    try:
+        oauth_settings(config)
+    except OAuthProblem as exc:
+        raise reader.error(exc.key, exc.problem) from None
 
 
 def _string_map(reader: _Entry, key: str, config: dict[str, Any]) -> None:

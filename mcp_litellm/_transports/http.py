@@ -1,7 +1,9 @@
 """The streamable HTTP and (legacy) SSE transports.
 
 Headers, timeouts and ``auth`` (any ``httpx2.Auth``, such as the SDK's ``OAuthClientProvider``)
-are set on the ``httpx2.AsyncClient`` the SDK's transports use.
+are set on the ``httpx2.AsyncClient`` the SDK's transports use. ``"auth": "oauth"`` or an
+``"oauth": {...}`` mapping builds mcp_litellm's own OAuth 2.1 auth (:mod:`.oauth`), once per client
+config, so its tokens and discovered metadata survive a reconnect.
 
 The SDK turns an HTTP error status into a JSON-RPC error and drops the status. To say what went
 wrong (401: credentials, 404: URL or expired session, 5xx: the server), the streamable transport's
@@ -12,11 +14,9 @@ context variable set around one request reaches exactly the POSTs of that reques
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -27,41 +27,29 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
+from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
+from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
 
-_HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth"}
+_AUTH_FINAL = "mcp_litellm.auth_final"
+"""Set by the OAuth flow on a request it will not retry (see ``oauth.AUTH_FINAL``)."""
+
+
+def _is_oauth(auth: httpx2.Auth) -> bool:
+    from mcp_litellm._transports.oauth import is_oauth
+
+    return is_oauth(auth)
+
+
+def _watch_auth_failures(auth: Any, callback: Any) -> Any:
+    watch = auth.watch_failures
+    return watch(callback)
+
+
+_HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth"}
 _SESSION_HEADER = "mcp-session-id"
 
 
-@dataclass(frozen=True)
-class HttpStatus:
-    """The answer to one POST: its status, reason phrase, whether it named an MCP session, and (for
-    a 400 to a request that named one) the start of the error body, which tells a forgotten session
-    from a rejected request."""
-
-    status: int
-    reason: str
-    with_session: bool
-    body: str | None = None
-
-
-class HttpObserver:
-    """What the HTTP layer answered while one request (or the handshake) ran: the last POST's status."""
-
-    __slots__ = ("last",)
-
-    def __init__(self) -> None:
-        self.last: HttpStatus | None = None
-
-    def failure(self) -> HttpStatus | None:
-        """The last POST's answer when it was an HTTP error (status >= 400), else ``None``."""
-        last = self.last
-        return last if last is not None and last.status >= 400 else None
-
-
-http_observer: contextvars.ContextVar[HttpObserver | None] = contextvars.ContextVar(
-    "mcp_litellm_http_observer", default=None
-)
-"""Set by the connection around each request; read by the response hook below."""
+__all__ = ["HttpObserver", "HttpStatus", "http_observer", "http_status_advice", "open_sse", "open_streamable"]
 
 
 _PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
@@ -95,7 +83,7 @@ def http_status_advice(status: int, *, with_session: bool = False) -> str:
     """What an HTTP error status from an MCP endpoint most likely means, and what to do about it."""
     if status == 401:
         return ("authentication failed: check the credentials in the server's 'headers' (for example "
-                "Authorization) or its 'auth'")
+                "Authorization) or its 'auth' (\"auth\": \"oauth\" signs in to OAuth-protected servers)")
     if status == 403:
         return "access denied: the credentials in 'headers' or 'auth' lack permission for this server"
     if status == 404 or (status == 400 and with_session):
@@ -137,11 +125,39 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
     check_type(transport, "timeout", config.get("timeout"), int | float, "a number of seconds")
     check_type(transport, "sse_read_timeout", config.get("sse_read_timeout"), int | float, "a number of seconds")
     auth = config.get("auth")
-    if auth is not None and not isinstance(auth, httpx2.Auth):
+    if auth is not None and not isinstance(auth, httpx2.Auth | str):
         raise ConfigError(
-            f"config key 'auth' of the {transport!r} transport must be an httpx2.Auth "
+            f"config key 'auth' of the {transport!r} transport must be \"oauth\" or an httpx2.Auth "
             f"(for example mcp.client.auth.OAuthClientProvider), got {type(auth).__name__}"
         )
+    try:
+        oauth_settings(config)
+    except OAuthProblem as exc:
+        raise ConfigError(f"config key {exc.key!r} of the {transport!r} transport: {exc.problem}") from None
+
+
+_oauth_providers: dict[int, tuple[Mapping[str, Any], httpx2.Auth]] = {}
+"""OAuth auth objects by client config (held, so its id stays unique): one per client, reused on reconnect."""
+_OAUTH_CACHE_SIZE = 256
+
+
+def _auth(transport: str, config: Mapping[str, Any]) -> httpx2.Auth | None:
+    auth = config.get("auth")
+    if isinstance(auth, httpx2.Auth):
+        return auth
+    settings = oauth_settings(config)
+    if settings is None:
+        return None
+    cached = _oauth_providers.get(id(config))
+    if cached is not None and cached[0] is config:
+        return cached[1]
+    from mcp_litellm._transports.oauth import oauth_auth
+
+    provider = oauth_auth(config["url"], settings, transport=transport)
+    while len(_oauth_providers) >= _OAUTH_CACHE_SIZE:
+        del _oauth_providers[next(iter(_oauth_providers))]
+    _oauth_providers[id(config)] = (config, provider)
+    return provider
 
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
@@ -153,6 +169,7 @@ def _headers(config: Mapping[str, Any]) -> dict[str, str]:
 def open_streamable(config: Mapping[str, Any]) -> Any:
     """Transport factory for ``streamable``: config ``url``, ``headers``, ``timeout``, ``auth``."""
     _check("streamable", config)
+    auth = _auth("streamable", config)
     timeout = float(config.get("timeout") or 30.0)
     read_timeout = float(config.get("sse_read_timeout") or 300.0)
 
@@ -161,7 +178,7 @@ def open_streamable(config: Mapping[str, Any]) -> Any:
         http = httpx2.AsyncClient(
             headers=_headers(config),
             timeout=httpx2.Timeout(timeout, read=read_timeout),
-            auth=config.get("auth"),
+            auth=auth,
             event_hooks={"response": [_observe_response]},
         )
         async with http, streamable_http_client(config["url"], http_client=http) as streams:
@@ -179,6 +196,8 @@ def open_sse(config: Mapping[str, Any]) -> Any:
     and the pending request fails with the HTTP status.
     """
     _check("sse", config)
+    auth = _auth("sse", config)
+    ours = auth is not None and _is_oauth(auth)
 
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
@@ -187,6 +206,8 @@ def open_sse(config: Mapping[str, Any]) -> Any:
         async def on_response(response: httpx2.Response) -> None:
             await _observe_response(response)
             if response.request.method == "POST" and response.status_code >= 400:
+                if ours and response.status_code in (401, 403) and not response.request.extensions.get(_AUTH_FINAL):
+                    return  # OAuth answers this one (and marks the retry final)
                 relay_send.close()
 
         def http_client(
@@ -202,23 +223,30 @@ def open_sse(config: Mapping[str, Any]) -> Any:
             headers=_headers(config) or None,
             timeout=float(config.get("timeout") or 30.0),
             sse_read_timeout=float(config.get("sse_read_timeout") or 300.0),
-            auth=config.get("auth"),
+            auth=auth,
             httpx_client_factory=http_client,
         )
-        async with transport as (read_stream, write_stream), anyio.create_task_group() as relays:
+        # An OAuth failure the transport cannot see (the authorization server unreachable in the middle of
+        # a POST, which the SDK's writer swallows) ends the relay, and so the session, at once.
+        stop_watching = _watch_auth_failures(auth, relay_send.close) if ours else None
+        try:
+            async with transport as (read_stream, write_stream), anyio.create_task_group() as relays:
 
-            async def relay() -> None:
-                with relay_send:
-                    async for item in read_stream:
-                        try:
-                            await relay_send.send(item)
-                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                            return
+                async def relay() -> None:
+                    with relay_send:
+                        async for item in read_stream:
+                            try:
+                                await relay_send.send(item)
+                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                return
 
-            relays.start_soon(relay)
-            try:
-                yield relay_receive, write_stream
-            finally:
-                relays.cancel_scope.cancel()
+                relays.start_soon(relay)
+                try:
+                    yield relay_receive, write_stream
+                finally:
+                    relays.cancel_scope.cancel()
+        finally:
+            if stop_watching is not None:
+                stop_watching()
 
     return connect()

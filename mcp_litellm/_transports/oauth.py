@@ -1,0 +1,703 @@
+"""OAuth 2.1 for the HTTP transports, wrapped around the SDK's ``mcp.client.auth`` providers.
+
+:func:`oauth_auth` builds the ``httpx2.Auth`` for an HTTP server's ``oauth`` settings: the SDK's
+``OAuthClientProvider`` (authorization code with PKCE, discovery, dynamic registration or a Client ID
+Metadata Document) or its client-credentials / private-key-JWT providers, each extended by
+:class:`_Guarded`, which adds what the SDK leaves to its callers:
+
+- the user agent: the browser opened on the authorization URL and a one-shot loopback listener for
+  the redirect, the URL printed and the redirected URL read back from stdin where no browser can
+  open, or the user's ``authorize`` callable; the wait is bounded by ``oauth.timeout`` and the
+  request's own timeout is suspended while a person is at work;
+- tokens that outlive the process (:mod:`.oauth_storage`), refreshed shortly before they expire;
+- failures as :class:`~mcp_litellm.AuthError` with a fix, never a secret. The SDK's transports
+  would end the whole session on an exception in the auth flow (streamable HTTP) or swallow it
+  (SSE), so the flow records the error in the request's :class:`~.http.HttpObserver` and lets the
+  request go out without credentials; the server's 401 then fails the request, and the connection
+  raises the recorded error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import os
+import socket
+import sys
+import time
+import warnings
+import webbrowser
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import contextmanager
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import anyio.to_thread
+import httpx2
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, TokenStorage
+from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
+from mcp.client.auth.utils import union_scopes
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
+from pydantic import AnyUrl, ValidationError
+
+from mcp_litellm._core.errors import AuthError
+from mcp_litellm._core.redact import remember_secrets
+from mcp_litellm._transports.oauth_config import OAuthSettings
+from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
+from mcp_litellm._transports.observer import http_observer
+from mcp_litellm._transports.stdio import server_label
+
+__all__ = ["AUTH_FINAL", "NO_BROWSER_ENV", "is_oauth", "oauth_auth", "token_store"]
+
+logger = logging.getLogger("mcp_litellm.oauth")
+
+AUTH_FINAL = "mcp_litellm.auth_final"
+"""Request extension set on a request the auth flow will not retry again (a 401 to it is final)."""
+
+NO_BROWSER_ENV = "MCP_LITELLM_NO_BROWSER"
+"""Set to 1 to never open a browser: print the authorization URL and read the redirect from stdin."""
+
+_CALLBACK_PATH = "/callback"
+
+
+class _FlowErrorToDebug(logging.Filter):
+    """The SDK logs every failed flow at ERROR with a traceback; mcp_litellm raises it as ``AuthError``
+    with a fix, so the SDK's record is kept for DEBUG only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.msg == "OAuth flow error":
+            if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+                return False
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowErrorToDebug())
+
+
+def is_oauth(auth: Any) -> bool:
+    """True for an ``httpx2.Auth`` built by :func:`oauth_auth`."""
+    return isinstance(auth, _Guarded)
+
+
+# -- errors -------------------------------------------------------------------------------------------
+
+
+def _token_error_code(text: str) -> tuple[int | None, str | None]:
+    """The HTTP status and OAuth ``error`` code in the SDK's ``Token exchange failed (400): {...}``."""
+    status: int | None = None
+    head, _, body = text.partition(":")
+    digits = "".join(ch for ch in head.split("(")[-1] if ch.isdigit())
+    if digits:
+        status = int(digits)
+    try:
+        parsed = json.loads(body.strip())
+    except ValueError:
+        return status, None
+    code = parsed.get("error") if isinstance(parsed, dict) else None
+    return status, code if isinstance(code, str) else None
+
+
+def _describe_failure(exc: BaseException, *, grant: str) -> str:
+    """What went wrong in an OAuth flow and how to fix it, without quoting secrets."""
+    text = str(exc)
+    if isinstance(exc, AuthError):
+        return text
+    if isinstance(exc, OAuthRegistrationError):
+        return ("the authorization server refused dynamic client registration; register a client with it and set "
+                "oauth.client_id (and oauth.client_secret if it issued one)")
+    if isinstance(exc, OAuthTokenError):
+        status, code = _token_error_code(text)
+        said = f" (HTTP {status}{', ' + code if code else ''})" if status else ""
+        if code == "invalid_client" or status == 401:
+            fix = ("check oauth.client_id and oauth.client_secret" if grant != "authorization_code" else
+                   "check oauth.client_id and oauth.client_secret, or run 'mcp-litellm logout NAME' to drop a stale "
+                   "registration")
+            return f"the authorization server rejected the client's credentials{said}; {fix}"
+        if code == "invalid_grant":
+            return f"the authorization server rejected the authorization code{said}; authorize again"
+        if code == "invalid_scope":
+            return f"the authorization server refused the requested scopes{said}; check oauth.scopes"
+        return f"the token request failed{said}; check the client settings and try again"
+    if isinstance(exc, OAuthFlowError):
+        if text.startswith("State parameter mismatch"):
+            return ("the redirect's state does not match the authorization request (a stale, foreign or forged "
+                    "redirect); start the authorization again")
+        if "iss" in text and ("mismatch" in text or "missing iss" in text) and "metadata" not in text:
+            return ("the redirect's iss does not name the authorization server that was asked (a mix-up or forged "
+                    "redirect); start the authorization again")
+        if text.startswith("Protected resource metadata request failed"):
+            return (f"the server's OAuth metadata could not be fetched ({text.rpartition(': ')[2]}); the server or its "
+                    "authorization server may be down; try again later")
+        if text.startswith("Protected resource"):
+            return (f"{text}: the server's protected-resource metadata names another resource, so no token is "
+                    "requested for it; check the server's url")
+        return f"{text}; check the server's url and OAuth settings"
+    if isinstance(exc, ValidationError):
+        return (f"the authorization server sent a malformed answer ({exc.title}); check that the server's "
+                "authorization server implements OAuth 2.1")
+    if isinstance(exc, TimeoutError):
+        return "the authorization server did not answer in time; try again later"
+    if isinstance(exc, httpx2.HTTPError | OSError):
+        return f"could not reach the authorization server ({type(exc).__name__}); check that it is up"
+    return f"the authorization flow failed ({type(exc).__name__}); run with logging at DEBUG for details"
+
+
+# -- the user wait -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _request_clock_paused() -> Iterator[None]:
+    """Suspend the deadline of the request whose auth flow this is while a person authorizes; the
+    wait is bounded by ``oauth.timeout`` instead."""
+    observer = http_observer.get()
+    scope = observer.deadline if observer is not None else None
+    if scope is None:
+        yield
+        return
+    if hasattr(scope, "reschedule"):  # asyncio.Timeout (3.11+)
+        loop = asyncio.get_running_loop()
+        when = scope.when()
+        if when is None or scope.expired():
+            yield
+            return
+        remaining = when - loop.time()
+        scope.reschedule(None)
+        try:
+            yield
+        finally:
+            scope.reschedule(loop.time() + max(remaining, 0.0))
+    else:  # anyio.CancelScope (3.10)
+        remaining = scope.deadline - anyio.current_time()
+        scope.deadline = float("inf")
+        try:
+            yield
+        finally:
+            scope.deadline = anyio.current_time() + max(remaining, 0.0)
+
+
+def _browser_available() -> bool:
+    if os.environ.get(NO_BROWSER_ENV, "").strip() not in ("", "0"):
+        return False
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class _Listener:
+    """A one-shot HTTP listener on the loopback interface that receives the authorization redirect."""
+
+    def __init__(self, redirect_uri: str, label: str) -> None:
+        parts = urlsplit(redirect_uri)
+        self.host = "::1" if parts.hostname in ("::1", "[::1]") else "127.0.0.1"
+        self.port = parts.port
+        self.path = parts.path or "/"
+        self.redirect_uri = redirect_uri
+        self.label = label
+        self.result: asyncio.Future[str] | None = None
+        self.state: str | None = None
+        self._server: asyncio.AbstractServer | None = None
+
+    async def start(self) -> None:
+        self.result = asyncio.get_running_loop().create_future()
+        try:
+            self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        except OSError as exc:
+            raise AuthError(f"OAuth with {self.label}: cannot listen for the browser's redirect on "
+                            f"{self.host}:{self.port} ({exc.strerror or exc}); close what uses the port or set "
+                            "oauth.redirect_uri to a loopback URL with a free port (and register it with the "
+                            "authorization server if your client is pre-registered)") from None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            with anyio.move_on_after(10):
+                head = await reader.readuntil(b"\r\n\r\n")
+                line = head.split(b"\r\n", 1)[0].decode("latin-1")
+                method, _, rest = line.partition(" ")
+                target = rest.rpartition(" ")[0] or rest
+                if method != "GET" or urlsplit(target).path != self.path or self.result is None or self.result.done():
+                    await self._answer(writer, 404, "Not found", "This is mcp-litellm's OAuth redirect listener.")
+                    return
+                query = parse_qs(urlsplit(target).query)
+                if self.state is not None and query.get("state", [None])[0] != self.state:
+                    # Not the answer to this authorization (a stale tab, or a forged request from a web
+                    # page): ignored, so it can neither finish nor abort the flow.
+                    await self._answer(writer, 400, "Not this authorization",
+                                       "This redirect does not belong to the authorization mcp-litellm is waiting "
+                                       "for. Use the browser tab it opened, or start again.")
+                    return
+                parts = urlsplit(self.redirect_uri)
+                self.result.set_result(f"{parts.scheme}://{parts.netloc}{target}")
+                if "error" in query:
+                    await self._answer(writer, 200, "Authorization failed",
+                                       f"The authorization server said: {query['error'][0]}. You can close this tab.")
+                else:
+                    await self._answer(writer, 200, "Authorization received",
+                                       "mcp-litellm received the authorization. You can close this tab.")
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            writer.close()
+
+    async def _answer(self, writer: asyncio.StreamWriter, status: int, title: str, text: str) -> None:
+        body = (f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title></head>"
+                f"<body><h1>{escape(title)}</h1><p>{escape(text)}</p></body></html>").encode()
+        reason = {200: "OK", 400: "Bad Request"}.get(status, "Not Found")
+        writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+                     f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        await writer.drain()
+
+    async def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+            with anyio.move_on_after(2):
+                await server.wait_closed()
+
+
+class _UserAgent:
+    """The SDK's ``redirect_handler`` / ``callback_handler`` pair: whoever takes the user to the
+    authorization server and brings the redirect back."""
+
+    def __init__(self, settings: OAuthSettings, redirect_uri: str, label: str) -> None:
+        self.settings = settings
+        self.redirect_uri = redirect_uri
+        self.label = label
+        self._url: str | None = None
+        self._state: str | None = None
+        self._listener: _Listener | None = None
+        self._pasted: asyncio.Future[str] | None = None
+
+    async def redirect(self, authorization_url: str) -> None:
+        self._url = authorization_url
+        self._state = parse_qs(urlsplit(authorization_url).query).get("state", [None])[0]
+        self._pasted = None
+        if self.settings.authorize is not None:
+            return
+        if _browser_available():
+            self._listener = _Listener(self.redirect_uri, self.label)
+            self._listener.state = self._state
+            await self._listener.start()
+            opened = False
+            with anyio.move_on_after(15):  # a browser launcher that never returns must not stall the flow
+                try:
+                    opened = await anyio.to_thread.run_sync(webbrowser.open, authorization_url,
+                                                            abandon_on_cancel=True)
+                except Exception:
+                    opened = False
+            if opened:
+                print(f"mcp-litellm: opened your browser to authorize access to {self._who()}; if it did not open, "
+                      f"visit:\n  {authorization_url}", file=sys.stderr, flush=True)
+                return
+            await self._listener.close()
+            self._listener = None
+        # No browser here: the user opens the URL anywhere and pastes back where it redirected to (the
+        # loopback page fails to load on another machine, but its URL holds the code). No listener then:
+        # stdin is the one way back, so no reader thread is left behind waiting for a line.
+        stdin = sys.stdin
+        if stdin is None or stdin.closed:
+            raise AuthError(f"OAuth with {self.label}: no browser can open here and there is no stdin to paste the "
+                            "redirected URL into; run where a browser can open, or pass oauth.authorize")
+        print(f"mcp-litellm: to authorize access to {self._who()}, open this URL in a browser:\n  {authorization_url}\n"
+              f"then paste here the URL the browser was redirected to (it starts with {self.redirect_uri}) "
+              "and press Enter:", file=sys.stderr, flush=True)
+        self._pasted = asyncio.ensure_future(self._read_stdin())
+
+    def _who(self) -> str:
+        name = server_label.get()  # the client's name while it connects (the usual time to authorize)
+        return f"server {name!r} ({self.label})" if name != "server" else self.label
+
+    async def _read_stdin(self) -> str:
+        line: str = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        if not line:
+            raise AuthError(f"OAuth with {self.label}: no redirect URL was pasted (stdin closed); run where you can "
+                            "paste it or where a browser can open, or pass oauth.authorize")
+        return line.strip()
+
+    async def _authorize_hook(self, url: str) -> str:
+        hook = self.settings.authorize
+        assert hook is not None
+        try:
+            if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):
+                result = await hook(url)
+            else:
+                result = await anyio.to_thread.run_sync(hook, url, abandon_on_cancel=True)
+                if inspect.isawaitable(result):
+                    result = await result
+        except AuthError:
+            raise
+        except Exception as exc:
+            raise AuthError(f"OAuth with {self.label}: the authorize callable raised {type(exc).__name__}; fix it, "
+                            "it must return the URL the browser was redirected to") from None
+        if not isinstance(result, str) or not result:
+            raise AuthError(f"OAuth with {self.label}: the authorize callable returned {type(result).__name__}; it "
+                            "must return the URL the browser was redirected to (a string)")
+        return result
+
+    async def _wait(self) -> str:
+        if self.settings.authorize is not None:
+            assert self._url is not None
+            return await self._authorize_hook(self._url)
+        if self._pasted is not None:
+            return await self._pasted
+        assert self._listener is not None and self._listener.result is not None
+        return await self._listener.result
+
+    async def callback(self) -> AuthorizationCodeResult:
+        try:
+            with _request_clock_paused():
+                try:
+                    with anyio.fail_after(self.settings.timeout):
+                        redirected = await self._wait()
+                except TimeoutError:
+                    raise AuthError(f"OAuth with {self.label}: timed out after {self.settings.timeout:g}s waiting for "
+                                    "the authorization in the browser; try again, or raise oauth.timeout") from None
+        finally:
+            if self._pasted is not None:
+                self._pasted.cancel()
+            if self._listener is not None:
+                await self._listener.close()
+                self._listener = None
+        return self._parse(redirected)
+
+    def _parse(self, redirected: str) -> AuthorizationCodeResult:
+        query = parse_qs(urlsplit(redirected.strip()).query)
+
+        def first(key: str) -> str | None:
+            values = query.get(key)
+            return values[0] if values else None
+
+        error = first("error")
+        if error is not None:
+            described = first("error_description")
+            said = f": {described[:200]}" if described else ""
+            if error == "access_denied":
+                fix = "authorization was denied; authorize again and approve the request"
+            else:
+                fix = "the authorization server refused the request; check the OAuth settings (scopes, client)"
+            raise AuthError(f"OAuth with {self.label}: the redirect carried error={error!r}{said}; {fix}")
+        state = first("state")
+        if self._state is not None and state != self._state:
+            raise AuthError(f"OAuth with {self.label}: the redirect's state does not match the authorization request "
+                            "(a stale, foreign or forged redirect); start the authorization again")
+        code = first("code")
+        if not code:
+            raise AuthError(f"OAuth with {self.label}: the redirect URL carries no authorization code; give the full "
+                            "URL the browser was redirected to")
+        return AuthorizationCodeResult(code=code, state=state, iss=first("iss"))
+
+
+# -- the providers -------------------------------------------------------------------------------------
+
+
+class _Guarded(OAuthClientProvider):
+    """What every provider gets on top of the SDK's flow (see the module docstring)."""
+
+    _label: str
+    _settings: OAuthSettings
+    _store: Any
+    _refresh_failed: bool
+    _step_up: bool
+    _legacy_issuer: str | None
+    _failure_watchers: list[Callable[[], None]]
+
+    def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
+        self._label = label
+        self._settings = settings
+        self._store = store
+        self._refresh_failed = False
+        self._step_up = False
+        self._legacy_issuer = None
+        self._failure_watchers = []
+
+    def watch_failures(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` whenever a flow fails (the SSE transport ends its session then, since the SDK's
+        SSE writer swallows the failure); returns the function that stops watching."""
+        self._failure_watchers.append(callback)
+
+        def stop() -> None:
+            if callback in self._failure_watchers:
+                self._failure_watchers.remove(callback)
+
+        return stop
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} for {self._label} (grant {self._settings.grant})>"
+
+    def _remember_secrets(self) -> None:
+        """Register the secrets this provider holds with the log and error masking (defence in depth:
+        none of them is meant to reach a log record or a message in the first place)."""
+        tokens, info = self.context.current_tokens, self.context.client_info
+        remember_secrets((tokens.access_token, tokens.refresh_token) if tokens is not None else ())
+        remember_secrets((info.client_secret,) if info is not None else ())
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        store = self._store
+        tokens = self.context.current_tokens
+        if isinstance(store, TokenStore) and tokens is not None:
+            self.context.token_expiry_time = store.expires_at()
+            self._refresh_early()
+        self._remember_secrets()
+        info = self.context.client_info
+        if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
+            self._legacy_issuer = info.issuer  # used only if the server still has no resource metadata
+        settings = self._settings
+        if settings.grant == "authorization_code" and settings.client_id:
+            redirect = self.context.client_metadata.redirect_uris
+            self.context.client_info = OAuthClientInformationFull(
+                client_id=settings.client_id,
+                client_secret=settings.client_secret,
+                redirect_uris=redirect,
+                grant_types=["authorization_code", "refresh_token"],
+                token_endpoint_auth_method="client_secret_basic" if settings.client_secret else "none",
+            )
+        elif settings.grant == "authorization_code" and settings.redirect_uri is None:
+            # Reuse the loopback redirect URI an earlier run registered (its port is part of it).
+            info = self.context.client_info
+            if info is not None and info.redirect_uris:
+                self.context.client_metadata.redirect_uris = list(info.redirect_uris)
+                agent = self.context.redirect_handler and getattr(self.context.redirect_handler, "__self__", None)
+                if isinstance(agent, _UserAgent):
+                    agent.redirect_uri = str(info.redirect_uris[0])
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        configured = self._settings.scope
+        if configured:
+            chosen = self.context.client_metadata.scope
+            self.context.client_metadata.scope = union_scopes(configured, chosen) if self._step_up else configured
+        return await super()._perform_authorization()
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        ok = await super()._handle_refresh_response(response)
+        if not ok:
+            self._refresh_failed = True
+            logger.info("OAuth with %s: the refresh token was rejected (HTTP %s); authorizing again",
+                        self._label, response.status_code)
+        return ok
+
+    def _refresh_early(self) -> None:
+        """Refresh a little before the access token expires (10% of its lifetime, at most 60 s).
+
+        Before that, look at the token file: another client (another process, or another client of the
+        same server) may have refreshed already, and the refresh token this one holds may be used up."""
+        context = self.context
+        tokens = context.current_tokens
+        if context.token_expiry_time is None or tokens is None or not tokens.expires_in:
+            return
+        if time.time() < context.token_expiry_time - min(60.0, 0.1 * tokens.expires_in):
+            return
+        store = self._store
+        if isinstance(store, TokenStore) and store.path is not None and self._initialized:
+            stored, expires = store.reload()
+            if (stored is not None and expires is not None and stored.access_token != tokens.access_token
+                    and stored.expires_in and time.time() < expires - min(60.0, 0.1 * stored.expires_in)):
+                context.current_tokens, context.token_expiry_time = stored, expires
+                return
+        context.token_expiry_time = time.time() - 1.0
+
+    def _expected_issuer(self) -> str:
+        if self.context.auth_server_url is None and self._legacy_issuer is not None:
+            return self._legacy_issuer
+        return super()._expected_issuer()
+
+    def _legacy_issuer_in(self, exc: BaseException) -> str | None:
+        """The issuer of a same-origin authorization server that the SDK refused on the legacy path."""
+        text = str(exc)
+        lead = "Authorization server metadata issuer mismatch: "
+        if not isinstance(exc, OAuthFlowError) or not text.startswith(lead) or self.context.auth_server_url:
+            return None
+        issuer = text[len(lead):].split(" != ", 1)[0].strip()
+        return issuer if _origin(issuer) == _origin(self.context.server_url) else None
+
+    def _note_issuer(self) -> None:
+        metadata = self.context.oauth_metadata
+        if isinstance(self._store, TokenStore) and metadata is not None:
+            self._store.current_issuer = str(metadata.issuer)
+
+    def _failure(self, exc: BaseException) -> AuthError:
+        text = _describe_failure(exc, grant=self._settings.grant)
+        prefix = f"OAuth with {self._label}"
+        if not text.startswith(prefix):
+            text = f"{prefix} failed: {text}"
+        if self._refresh_failed:
+            text += " (the stored refresh token had been rejected, so a new authorization was needed)"
+        return AuthError(text, http_status=401)
+
+    def _record(self, error: AuthError) -> bool:
+        """Hand ``error`` to the request's observer; ``False`` when there is none (raise it instead)."""
+        logger.info("%s", error)
+        for watcher in list(self._failure_watchers):
+            watcher()
+        observer = http_observer.get()
+        if observer is None:
+            return False
+        if observer.auth_error is None:
+            observer.auth_error = error
+        return True
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        observer = http_observer.get()
+        if observer is not None and observer.auth_error is not None:
+            # This request (or handshake, which may send two) already failed to authorize: do not ask the
+            # user again; let it go out as it is and fail with the recorded error.
+            request.extensions = {**request.extensions, AUTH_FINAL: True}
+            yield request
+            return
+        if not self._initialized:
+            self._refresh_failed = False
+        self._refresh_early()
+        flow = super()._auth_flow(request)
+        sent_original = 0
+        response: httpx2.Response | None = None
+        retried = False
+        try:
+            while True:
+                try:
+                    outgoing = await flow.__anext__()
+                    while True:
+                        if outgoing is request:
+                            sent_original += 1
+                            if sent_original > 1:
+                                request.extensions = {**request.extensions, AUTH_FINAL: True}
+                        try:
+                            response = yield outgoing
+                        except GeneratorExit:
+                            if outgoing is not request:  # a discovery, registration or token request failed
+                                self._record(AuthError(
+                                    f"OAuth with {self._label} failed: the request to "
+                                    f"{outgoing.url.copy_with(query=None)} did not complete (unreachable or too "
+                                    "slow); check that the authorization server is up", http_status=None))
+                            raise
+                        if outgoing is request and sent_original == 1:
+                            self._step_up = response.status_code == 403
+                        self._note_issuer()
+                        outgoing = await flow.asend(response)
+                        self._remember_secrets()
+                except StopAsyncIteration:
+                    if sent_original > 1 and response is not None and response.status_code in (401, 403):
+                        self._record(AuthError(
+                            f"OAuth with {self._label} failed: the server rejected the token it had just been "
+                            f"issued (HTTP {response.status_code}); check oauth.scopes and that your account may "
+                            "use this server", http_status=response.status_code))
+                    return
+                except Exception as exc:
+                    issuer = None if retried else self._legacy_issuer_in(exc)
+                    if issuer is None:
+                        error = self._failure(exc)
+                        if not self._record(error):
+                            raise error from None
+                        break
+                    # A 2025-03-26 server (no protected-resource metadata) whose authorization server
+                    # metadata, found at the server's origin, names an issuer on that same origin
+                    # (``/oauth``): trust it as the spec of the day did, and run the flow once more.
+                    logger.info("OAuth with %s: using the authorization server %s found at the server's origin",
+                                self._label, issuer)
+                    retried, self._legacy_issuer, sent_original = True, issuer, 0
+                    await flow.aclose()
+                    flow = super()._auth_flow(request)
+        finally:
+            await flow.aclose()
+        # Send the request without credentials: the server's 401 ends it, and the connection raises `error`.
+        request.headers.pop("Authorization", None)
+        request.extensions = {**request.extensions, AUTH_FINAL: True}
+        yield request
+
+
+class _AuthorizationCode(_Guarded):
+    pass
+
+
+class _ClientCredentials(_Guarded, ClientCredentialsOAuthProvider):
+    pass
+
+
+class _PrivateKeyJWT(_Guarded, PrivateKeyJWTOAuthProvider):
+    pass
+
+
+def token_store(url: str, settings: OAuthSettings, *, label: str | None = None) -> Any:
+    """The token storage ``settings`` name for the server at ``url``: a :class:`TokenStore` for
+    ``"disk"``, ``"memory"`` or a directory, else the user's own ``TokenStorage`` object."""
+    storage = settings.storage
+    if storage == "memory":
+        return TokenStore(url, None, server=label or url)
+    if storage == "disk":
+        return TokenStore(url, oauth_directory(), server=label or url)
+    if isinstance(storage, str):
+        return TokenStore(url, Path(storage), server=label or url)
+    return storage
+
+
+def _same_origin(transport: str) -> Callable[[str, str | None], Any]:
+    """Resource check for SSE: the SSE endpoint (``/sse``) rarely is the advertised resource
+    (often ``/mcp`` on the same server), so a resource on the same origin is accepted."""
+
+    async def check(server_url: str, resource: str | None) -> None:
+        if resource is None:
+            return
+        ours, theirs = urlsplit(server_url), urlsplit(resource)
+        if (ours.scheme, ours.netloc.lower()) != (theirs.scheme, theirs.netloc.lower()):
+            raise OAuthFlowError(f"Protected resource {resource} does not match expected {server_url}")
+
+    return check
+
+
+def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str | None = None) -> httpx2.Auth:
+    """The ``httpx2.Auth`` that runs OAuth for the MCP server at ``url`` as ``settings`` say."""
+    shown = label or url
+    store: TokenStorage = token_store(url, settings, label=shown)
+    validate = _same_origin(transport) if transport == "sse" else None
+    provider: _Guarded
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "issuer will be required in 3.0": we find it by discovery
+        if settings.grant == "client_credentials":
+            assert settings.client_id and settings.client_secret
+            provider = _ClientCredentials(url, store, settings.client_id, settings.client_secret, scope=settings.scope)
+        elif settings.grant == "private_key_jwt":
+            assert settings.client_id and settings.private_key
+            signer = SignedJWTParameters(issuer=settings.client_id, subject=settings.client_id,
+                                         signing_key=settings.private_key,
+                                         signing_algorithm=settings.signing_algorithm)
+            provider = _PrivateKeyJWT(url, store, settings.client_id, signer.create_assertion_provider(),
+                                      scope=settings.scope)
+        else:
+            redirect_uri = settings.redirect_uri or f"http://127.0.0.1:{_free_port()}{_CALLBACK_PATH}"
+            agent = _UserAgent(settings, redirect_uri, shown)
+            metadata = OAuthClientMetadata(
+                redirect_uris=[AnyUrl(redirect_uri)],
+                grant_types=["authorization_code", "refresh_token"],
+                response_types=["code"],
+                client_name="mcp-litellm",
+                scope=settings.scope,
+            )
+            provider = _AuthorizationCode(url, metadata, store, agent.redirect, agent.callback,
+                                          client_metadata_url=settings.client_metadata_url,
+                                          validate_resource_url=validate)
+    if validate is not None:
+        provider._validate_resource_url_callback = validate
+    provider._guard(shown, settings, store)
+    remember_secrets((settings.client_secret,))
+    return provider

@@ -1,0 +1,208 @@
+"""The ``oauth`` settings of an HTTP server, checked once, before any I/O.
+
+``{"auth": "oauth"}`` or ``{"oauth": {...}}`` in a ``streamable`` / ``sse`` config turns on OAuth 2.1.
+Both the transports and ``load_config`` check the settings here, so a bad key is reported with the
+same words whether it came from code or from a config file. Problems name keys and types, never the
+values (a value may be a secret).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings"]
+
+OAUTH_KEYS = (
+    "client_id", "client_secret", "scopes", "redirect_uri", "client_metadata_url", "grant", "private_key",
+    "signing_algorithm", "storage", "timeout", "authorize",
+)
+GRANTS = ("authorization_code", "client_credentials", "private_key_jwt")
+_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+_STORAGE_METHODS = ("get_tokens", "set_tokens", "get_client_info", "set_client_info")
+
+
+class OAuthProblem(ValueError):
+    """One bad ``oauth`` setting: ``key`` (``"oauth.grant"``, ``"auth"``) and what is wrong with it."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
+@dataclass(frozen=True, repr=False)
+class OAuthSettings:
+    """Checked ``oauth`` settings (see the README's OAuth section for what each one does)."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    scopes: tuple[str, ...] | None = None
+    redirect_uri: str | None = None
+    client_metadata_url: str | None = None
+    grant: str = "authorization_code"
+    private_key: str | None = None
+    signing_algorithm: str = "RS256"
+    storage: Any = "disk"
+    timeout: float = 300.0
+    authorize: Callable[[str], Any] | None = None
+
+    def __repr__(self) -> str:  # secrets stay out of reprs
+        shown = {"grant": self.grant, "client_id": self.client_id,
+                 "client_secret": "***" if self.client_secret else None,
+                 "private_key": "***" if self.private_key else None,
+                 "storage": self.storage if isinstance(self.storage, str) else f"<{type(self.storage).__name__}>",
+                 "authorize": self.authorize is not None}
+        return f"OAuthSettings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+    @property
+    def scope(self) -> str | None:
+        """The scopes as the space-separated string OAuth requests carry."""
+        return " ".join(self.scopes) if self.scopes else None
+
+
+def _string(key: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise OAuthProblem(f"oauth.{key}", f"must be a non-empty string, got {type(value).__name__}")
+    return value.strip()
+
+
+def _scopes(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(value.split()) or None
+    if isinstance(value, list | tuple) and all(isinstance(v, str) and v.strip() for v in value):
+        return tuple(v.strip() for v in value) or None
+    raise OAuthProblem("oauth.scopes", "must be a list of scope names or one space-separated string, "
+                                       f"got {type(value).__name__}")
+
+
+def _redirect_uri(value: Any, *, custom_agent: bool) -> str | None:
+    uri = _string("redirect_uri", value)
+    if uri is None:
+        return None
+    parts = urlsplit(uri)
+    if custom_agent:  # an authorize callable receives the redirect itself: any http(s) URL will do
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise OAuthProblem("oauth.redirect_uri", "must be an http:// or https:// URL")
+        return uri
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme != "http" or parts.hostname not in _LOOPBACK_HOSTS or not port:
+        raise OAuthProblem("oauth.redirect_uri", "must be a loopback URL with a port, such as "
+                                                 "http://127.0.0.1:8765/callback (mcp-litellm listens there for the "
+                                                 "browser's redirect); other URLs need an 'authorize' callable")
+    return uri
+
+
+def _storage(value: Any) -> Any:
+    if value is None:
+        return "disk"
+    if isinstance(value, os.PathLike):
+        return str(Path(value).expanduser())
+    if isinstance(value, str):
+        if not value.strip():
+            raise OAuthProblem("oauth.storage", "must be 'disk', 'memory', a directory path or a TokenStorage object")
+        if value in ("disk", "memory"):
+            return value
+        return str(Path(value).expanduser())
+    missing = [m for m in _STORAGE_METHODS if not callable(getattr(value, m, None))]
+    if missing:
+        raise OAuthProblem("oauth.storage", f"must be 'disk', 'memory', a directory path or an object implementing "
+                                            f"mcp.client.auth.TokenStorage; a {type(value).__name__} lacks "
+                                            f"{', '.join(missing)}")
+    return value
+
+
+def _private_key(value: Any) -> str | None:
+    key = _string("private_key", value)
+    if key is None or "-----BEGIN" in key:
+        return key
+    path = Path(key).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise OAuthProblem("oauth.private_key", "must be a PEM private key or the path of a file holding one; "
+                                                f"the file cannot be read ({why})") from None
+    if "-----BEGIN" not in text:
+        raise OAuthProblem("oauth.private_key", "the file does not hold a PEM private key")
+    return text
+
+
+def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
+    """The checked OAuth settings of an HTTP server's ``config``, or ``None`` when it does not use OAuth.
+
+    Raises :class:`OAuthProblem` naming the bad key.
+    """
+    auth = config.get("auth")
+    raw = config.get("oauth")
+    if isinstance(auth, str):
+        if auth.strip().lower() != "oauth":
+            raise OAuthProblem("auth", "must be \"oauth\" (or, in code, an httpx2.Auth object)")
+    elif auth is not None and raw is not None:
+        raise OAuthProblem("oauth", "give either 'oauth' settings or an 'auth' object, not both")
+    if raw is None and not isinstance(auth, str):  # no OAuth, or a ready-made httpx2.Auth
+        return None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise OAuthProblem("oauth", f"must be a mapping of OAuth settings, got {type(raw).__name__}")
+    unknown = sorted(str(k) for k in raw if k not in OAUTH_KEYS)
+    if unknown:
+        raise OAuthProblem(f"oauth.{unknown[0]}", f"unknown OAuth setting; valid: {', '.join(OAUTH_KEYS)}")
+
+    authorize = raw.get("authorize")
+    if authorize is not None and not callable(authorize):
+        raise OAuthProblem("oauth.authorize", "must be a callable (sync or async) taking the authorization URL and "
+                                              "returning the URL the browser was redirected to; it can only be set "
+                                              f"in code, got {type(authorize).__name__}")
+    grant = raw.get("grant") or "authorization_code"
+    if grant not in GRANTS:
+        raise OAuthProblem("oauth.grant", f"must be one of {', '.join(map(repr, GRANTS))}")
+    client_metadata_url = _string("client_metadata_url", raw.get("client_metadata_url"))
+    if client_metadata_url is not None:
+        parts = urlsplit(client_metadata_url)
+        if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/"):
+            raise OAuthProblem("oauth.client_metadata_url", "must be an https:// URL with a path (the Client ID "
+                                                            "Metadata Document), such as https://example.com/client.json")
+    timeout = raw.get("timeout", 300.0)
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+        raise OAuthProblem("oauth.timeout", "must be a positive number of seconds to wait for the user")
+    algorithm = raw.get("signing_algorithm") or "RS256"
+    if algorithm not in _ALGORITHMS:
+        raise OAuthProblem("oauth.signing_algorithm", f"must be one of {', '.join(_ALGORITHMS)}")
+    settings = OAuthSettings(
+        client_id=_string("client_id", raw.get("client_id")),
+        client_secret=_string("client_secret", raw.get("client_secret")),
+        scopes=_scopes(raw.get("scopes")),
+        redirect_uri=_redirect_uri(raw.get("redirect_uri"), custom_agent=authorize is not None),
+        client_metadata_url=client_metadata_url,
+        grant=grant,
+        private_key=_private_key(raw.get("private_key")),
+        signing_algorithm=algorithm,
+        storage=_storage(raw.get("storage")),
+        timeout=float(timeout),
+        authorize=authorize,
+    )
+    if grant == "client_credentials" and not (settings.client_id and settings.client_secret):
+        raise OAuthProblem("oauth.client_secret" if settings.client_id else "oauth.client_id",
+                           "the client_credentials grant needs both client_id and client_secret")
+    if grant == "private_key_jwt" and not (settings.client_id and settings.private_key):
+        raise OAuthProblem("oauth.private_key" if settings.client_id else "oauth.client_id",
+                           "the private_key_jwt grant needs client_id and private_key (a PEM key or its file)")
+    if grant != "private_key_jwt" and settings.private_key:
+        raise OAuthProblem("oauth.private_key", "is only used with grant 'private_key_jwt'")
+    if settings.client_secret and not settings.client_id:
+        raise OAuthProblem("oauth.client_secret", "needs client_id too (the pre-registered client)")
+    return settings

@@ -1,0 +1,143 @@
+"""``mcp-litellm login / logout / servers`` against the OAuth test server, run as subprocesses.
+
+``login`` either finds no browser (``MCP_LITELLM_NO_BROWSER``), prints the authorization URL on stderr
+and reads the redirected URL pasted on stdin (the test plays the user), or opens ``$BROWSER``, here
+tests/auth/fake_browser.py, which approves and loads the redirect from the loopback listener.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.auth.oauth_server import OAuthServer, follow
+
+
+def config(tmp_path: Path, server: OAuthServer) -> str:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "notes": {"url": server.url, "auth": "oauth"},
+        "plain": {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]},
+    }}))
+    return str(path)
+
+
+FAKE_BROWSER = Path(__file__).with_name("fake_browser.py")
+
+
+def env(token_dir: Path, *, browser: bool = False) -> dict[str, str]:
+    values = {**os.environ, "MCP_LITELLM_OAUTH_DIR": str(token_dir), "MCP_LITELLM_NO_BROWSER": "1",
+              "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    if browser:
+        del values["MCP_LITELLM_NO_BROWSER"]
+        values.update(DISPLAY=":99", BROWSER=f"{sys.executable} {FAKE_BROWSER} %s")
+    return values
+
+
+def run(*args: str, token_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_litellm", *args], capture_output=True, text=True, timeout=90,
+                          env=env(token_dir), stdin=subprocess.DEVNULL)
+
+
+def login(cfg: str, token_dir: Path, *, paste: bool) -> tuple[int, str]:
+    """Run ``login notes``: answer its prompt by pasting the redirect, or let the fake browser do it all."""
+    process = subprocess.Popen([sys.executable, "-m", "mcp_litellm", "login", "notes", "-c", cfg],
+                               stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               env=env(token_dir, browser=not paste))
+    assert process.stdin is not None and process.stderr is not None
+    killer = threading.Timer(60, process.kill)
+    killer.start()
+    try:
+        seen: list[str] = []
+        for line in process.stderr:
+            seen.append(line)
+            if paste and line.startswith("  http://"):
+                process.stdin.write(follow(line.strip()) + "\n")
+                process.stdin.flush()
+                break
+        seen.append(process.stderr.read())
+        process.wait(60)
+        return process.returncode, "".join(seen)
+    finally:
+        killer.cancel()
+        if process.poll() is None:
+            process.kill()
+
+
+@pytest.mark.parametrize("paste", [True, False], ids=["paste-back", "loopback-listener"])
+def test_login_servers_call_logout(oauth_server, token_dir, tmp_path, paste):
+    cfg = config(tmp_path, oauth_server)
+
+    done = run("servers", "-c", cfg, token_dir=token_dir)
+    assert done.returncode == 0, done.stderr
+    assert "login needed" not in done.stdout
+    notes = next(line for line in done.stdout.splitlines() if line.startswith("notes"))
+    assert "not authorized: run 'mcp-litellm login notes'" in notes
+    assert oauth_server.grants() == []  # servers did not start an authorization
+
+    code, stderr = login(cfg, token_dir, paste=paste)
+    assert code == 0, stderr
+    assert "authorized 'notes'" in stderr
+    assert ("paste here the URL" in stderr) is paste and ("opened your browser" in stderr) is not paste
+    assert "to authorize access to server 'notes' (http://" in stderr
+    assert oauth_server.grants() == ["register", "authorize", "authorization_code"]
+
+    done = run("servers", "-c", cfg, "--format", "json", token_dir=token_dir)
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert rows["notes"]["status"] == "ok" and rows["notes"]["auth"] == "authorized"
+    assert "auth" not in rows["plain"]
+
+    done = run("call", "add", "a=2", "b=40", "-c", cfg, "-s", "notes", token_dir=token_dir)  # stdin closed: no prompt
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "42"
+    assert oauth_server.grants().count("authorize") == 1
+
+    done = run("logout", "notes", "-c", cfg, token_dir=token_dir)
+    assert done.returncode == 0 and "removed the stored tokens of 'notes'" in done.stderr
+    assert not list(token_dir.iterdir())
+    done = run("servers", "-c", cfg, "-s", "notes", token_dir=token_dir)
+    assert "not authorized" in done.stdout
+
+
+def test_login_needs_an_oauth_server(oauth_server, token_dir, tmp_path):
+    cfg = config(tmp_path, oauth_server)
+    done = run("login", "plain", "-c", cfg, token_dir=token_dir)
+    assert done.returncode == 2 and "does not use OAuth" in done.stderr
+    done = run("login", "nope", "-c", cfg, token_dir=token_dir)
+    assert done.returncode == 2 and "no server named 'nope'" in done.stderr
+
+
+def test_login_denied_fails_with_one_line(oauth_server, token_dir, tmp_path):
+    oauth_server.provider.deny = True
+    code, stderr = login(config(tmp_path, oauth_server), token_dir, paste=True)
+    assert code == 1
+    assert "Traceback" not in stderr
+    assert "mcp-litellm: error: server 'notes': OAuth with" in stderr and "access_denied" in stderr
+
+
+def test_login_with_stdin_closed_fails_fast(oauth_server, token_dir, tmp_path):
+    done = run("login", "notes", "-c", config(tmp_path, oauth_server), token_dir=token_dir)
+    assert done.returncode == 1
+    assert "no redirect URL was pasted" in done.stderr
+
+
+def test_servers_starts_a_client_credentials_server_without_a_login(oauth_server, token_dir, tmp_path):
+    from tests.auth.oauth_server import CC_CLIENT
+
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"machine": {"url": oauth_server.url, "oauth": {
+        "grant": "client_credentials", "client_id": CC_CLIENT[0], "client_secret": "${CC_SECRET}"}}}}))
+    done = subprocess.run([sys.executable, "-m", "mcp_litellm", "servers", "-c", str(path), "--format", "json"],
+                          capture_output=True, text=True, timeout=90, env={**env(token_dir), "CC_SECRET": CC_CLIENT[1]},
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["status"] == "ok" and row["tools"] == 1
+    assert oauth_server.grants() == ["client_credentials"]
+    assert CC_CLIENT[1] not in done.stdout + done.stderr

@@ -1,0 +1,105 @@
+"""The ``auth`` / ``oauth`` settings: checked by the transports and by ``load_config`` (JSON, JSONC, YAML)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcp_litellm as ml
+
+URL = "http://127.0.0.1:9/mcp"
+
+
+def load(tmp_path: Path, entry: dict[str, Any], *, environ: dict[str, str] | None = None) -> ml.ConfigError | Any:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"notes": entry}}))
+    return ml.load_config(path, environ=environ or {})
+
+
+def test_auth_error_is_a_transport_error():
+    assert issubclass(ml.AuthError, ml.TransportError) and "AuthError" in ml.__all__
+
+
+def test_json_jsonc_and_yaml_files(tmp_path):
+    (tmp_path / "a.jsonc").write_text("""{
+      // a hosted server
+      "mcpServers": {
+        "notes": {"url": "https://mcp.example.com/mcp", "auth": "oauth",},
+        "docs": {"url": "https://docs.example.com/sse", "oauth": {"client_id": "abc", "client_secret": "${DOCS_SECRET}",
+                 "scopes": ["read", "write"], "redirect_uri": "http://127.0.0.1:8765/callback", "timeout": 60}},
+      },
+    }""")
+    servers = ml.load_config(tmp_path / "a.jsonc", environ={"DOCS_SECRET": "s3cret-value-42"})
+    assert servers["notes"].config["auth"] == "oauth"
+    assert servers["docs"].transport_type == "sse"
+    assert servers["docs"].config["oauth"]["client_secret"] == "s3cret-value-42"
+    assert "s3cret-value-42" not in repr(servers["docs"])
+    assert "'client_id': 'abc'" in repr(servers["docs"])
+    pytest.importorskip("yaml")
+    (tmp_path / "b.yaml").write_text("mcpServers:\n  notes:\n    url: https://mcp.example.com/mcp\n    oauth:\n"
+                                     "      grant: client_credentials\n      client_id: machine\n"
+                                     "      client_secret: ${CC_SECRET}\n      storage: tokens\n")
+    servers = ml.load_config(tmp_path / "b.yaml", environ={"CC_SECRET": "cc-secret-123"})
+    oauth = servers["notes"].config["oauth"]
+    assert oauth["grant"] == "client_credentials"
+    assert oauth["storage"] == str(tmp_path / "tokens")  # relative to the file
+
+
+@pytest.mark.parametrize(("entry", "key", "words"), [
+    ({"auth": "basic"}, "auth", 'must be "oauth"'),
+    ({"auth": 3}, "auth", 'must be "oauth"'),
+    ({"oauth": {"grant": "password"}}, "oauth.grant", "must be one of"),
+    ({"oauth": {"client_secrets": "x"}}, "oauth.client_secrets", "unknown OAuth setting"),
+    ({"oauth": {"authorize": "https://example.com"}}, "oauth.authorize", "can only be set in code"),
+    ({"oauth": {"grant": "client_credentials", "client_id": "m"}}, "oauth.client_secret", "needs both"),
+    ({"oauth": {"grant": "private_key_jwt", "client_id": "m"}}, "oauth.private_key", "needs client_id and"),
+    ({"oauth": {"redirect_uri": "https://example.com/cb"}}, "oauth.redirect_uri", "loopback URL with a port"),
+    ({"oauth": {"redirect_uri": "http://127.0.0.1/cb"}}, "oauth.redirect_uri", "loopback URL with a port"),
+    ({"oauth": {"scopes": 5}}, "oauth.scopes", "list of scope names"),
+    ({"oauth": {"timeout": -1}}, "oauth.timeout", "positive number"),
+    ({"oauth": {"client_metadata_url": "http://example.com/c.json"}}, "oauth.client_metadata_url", "https://"),
+    ({"oauth": {"client_secret": "abcdefgh"}}, "oauth.client_secret", "needs client_id"),
+    ({"oauth": {"storage": 7}}, "oauth.storage", "TokenStorage"),
+    ({"oauth": {"signing_algorithm": "none"}}, "oauth.signing_algorithm", "must be one of"),
+    ({"oauth": {"grant": "private_key_jwt", "client_id": "m", "private_key": "missing.pem"}}, "oauth.private_key",
+     "cannot be read"),
+    ({"oauth": ["client_id"]}, "oauth", "must be a mapping"),
+])
+def test_bad_settings_name_the_server_and_key(tmp_path, entry, key, words):
+    with pytest.raises(ml.ConfigError) as caught:
+        load(tmp_path, {"url": URL, **entry})
+    message = str(caught.value)
+    assert f"server 'notes', key {key!r}" in message, message
+    assert words in message
+
+
+def test_secrets_are_not_quoted_in_errors(tmp_path):
+    with pytest.raises(ml.ConfigError) as caught:
+        load(tmp_path, {"url": URL, "oauth": {"client_secret": "${S}"}}, environ={"S": "top-secret-value"})
+    assert "top-secret-value" not in str(caught.value)
+
+
+def test_oauth_is_only_for_http_servers(tmp_path):
+    with pytest.raises(ml.ConfigError, match="unknown key for a stdio server"):
+        load(tmp_path, {"command": "x", "oauth": {}})
+
+
+@pytest.mark.parametrize("transport", ["streamable", "sse"])
+def test_transport_checks_the_same_settings(transport):
+    with pytest.raises(ml.ConfigError, match=r"config key 'oauth.grant' of the '\w+' transport: must be one of"):
+        ml.Client("x", transport, {"url": URL, "oauth": {"grant": "implicit"}})
+    with pytest.raises(ml.ConfigError, match="give either 'oauth' settings or an 'auth' object"):
+        import httpx2
+
+        ml.Client("x", transport, {"url": URL, "auth": httpx2.BasicAuth("u", "p"), "oauth": {}})
+
+
+def test_client_repr_masks_oauth_secrets():
+    client = ml.Client("x", "streamable", {"url": URL, "oauth": {"client_id": "abc", "client_secret": "hunter2-hunter2",
+                                                                  "authorize": lambda url: url}}, start=False)
+    shown = repr(client)
+    assert "hunter2" not in shown
+    assert "'client_id': 'abc'" in shown and "'authorize': '<function>'" in shown
