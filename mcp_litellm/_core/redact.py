@@ -66,12 +66,23 @@ _known: set[str] = set()
 _known_lock = threading.Lock()
 
 
+_MIN_REMEMBERED = 8
+"""Values masked everywhere are at least this long: shorter ones are more often words than credentials."""
+_AUTH_SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key"}
+
+
 def remember_secrets(values: Iterable[object]) -> None:
     """Add values (a server's ``env`` values, header values, credentials) to the secrets masked in every
     log record of ``mcp_litellm``, the MCP SDK and its HTTP client, and in every mcp_litellm error."""
-    found = {value for value in values if isinstance(value, str) and len(value) >= _MIN_SECRET}
-    # "Bearer <token>": the token alone may be quoted too (the scheme word is not a secret)
-    found |= {part for value in found for part in value.split()[1:] if len(part) >= _MIN_SECRET}
+    found: set[str] = set()
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        if len(value) >= _MIN_REMEMBERED:
+            found.add(value)
+        scheme, _, credential = value.partition(" ")
+        if scheme.lower() in _AUTH_SCHEMES and len(credential.strip()) >= _MIN_REMEMBERED:
+            found.add(credential.strip())  # "Bearer <token>": the token alone may be quoted too
     if found - _known:
         with _known_lock:
             _known.update(found)
