@@ -26,11 +26,10 @@ READ_RESULT_TOOL = "read_result"
 BUILTIN_TOOLS = (SEARCH_TOOL, READ_RESULT_TOOL)
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_STOP = frozenset(  # noqa: SIM905 (a word list reads better as one string)
-    "a an and are as at be by can do does for from get give i in into is it its me my need of on or please "
-    "some that the their them there these this to up use using want was what when where which who will "
-    "with would you your all any".split()
-)
+_STOP_WORDS = ("a an and are as at be by can do does for from get give i in into is it its me my need of on or "
+               "please some that the their them there these this to up use using want was what when where which "
+               "who will with would you your all any")
+_STOP = frozenset(_STOP_WORDS.split(" "))
 _NAME_WEIGHT = 3  # a word in the tool's name counts as much as three in its description
 
 
