@@ -28,7 +28,12 @@ BUILTIN_TOOLS = (SEARCH_TOOL, READ_RESULT_TOOL)
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _STOP_WORDS = ("a an and are as at be by can do does for from get give i in into is it its me my need of on or "
                "please some that the their them there these this to up use using want was what when where which "
-               "who will with would you your all any")
+               "who will with would you your all any about how much s t")
+# words people use in requests for the verbs and nouns tools are named with (query side only)
+_RELATED = {"find": "search", "look": "search", "lookup": "search", "show": "list", "make": "creat", "add": "creat",
+            "new": "creat", "remov": "delet", "eras": "delet", "drop": "delet", "chang": "updat", "edit": "updat",
+            "modify": "updat", "set": "updat", "read": "get", "fetch": "get", "view": "get", "email": "mail",
+            "mail": "email", "cost": "price", "price": "cost", "folder": "directory", "directory": "folder"}
 _STOP = frozenset(_STOP_WORDS.split(" "))
 _NAME_WEIGHT = 3  # a word in the tool's name counts as much as three in its description
 
@@ -40,12 +45,20 @@ def words(text: str) -> list[str]:
     return [_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP]
 
 
+def query_words(text: str) -> list[str]:
+    """:func:`words` of a request, plus the words tools commonly use for them (``find`` -> ``search``)."""
+    found = words(text)
+    return found + [_RELATED[w] for w in found if w in _RELATED]
+
+
 def _stem(word: str) -> str:
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + replacement
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # "shipping" -> "ship"
             break
     if word.endswith("e") and len(word) > 4:
         word = word[:-1]  # "create"/"creat", "delete"/"delet"
@@ -99,7 +112,7 @@ class ToolIndex:
 
     def search(self, query: str, limit: int = 8) -> list[Entry]:
         """The best ``limit`` entries for ``query``, best first (ties: by server, then name)."""
-        terms = set(words(query))
+        terms = set(query_words(query))
         scored: list[tuple[float, str, str, Entry]] = []
         for entry, counts, length in zip(self.entries, self._counts, self._lengths, strict=True):
             score = 0.0
