@@ -85,3 +85,13 @@ def completion_cost(model: str, response: Any = None, *, prompt_tokens: int = 0,
         return float(prompt_cost) + float(completion_part)
     except Exception:  # LiteLLM raises for prices it cannot work out
         return None
+
+
+def streams_usage(model: str) -> bool:
+    """Whether ``model``'s provider takes ``stream_options={"include_usage": True}`` (LiteLLM drops the
+    usage of a stream without it)."""
+    litellm = litellm_module()
+    try:
+        return "stream_options" in (litellm.get_supported_openai_params(model=model) or [])
+    except Exception:  # an unknown provider
+        return False

@@ -322,6 +322,8 @@ class Chat:
             kwargs["tools"] = tools
         if stream:
             kwargs["stream"] = True
+            if "stream_options" not in kwargs and _llm.streams_usage(self._provider_model()):
+                kwargs["stream_options"] = {"include_usage": True}  # else LiteLLM drops the stream's usage
         return await _llm.acompletion(router=self.router, **kwargs)
 
     async def _run(self, stream: bool, start: int) -> AsyncGenerator[Chunk, None]:
