@@ -30,7 +30,7 @@ TOOL_SHARE = 0.05  # ... otherwise this share of its input window
 UNKNOWN_WINDOW = 16_000  # the input window assumed for a model LiteLLM does not know
 RESULT_SHARE = 0.25  # the default result budget: this share of the window left after the prompt
 MIN_RESULT_BUDGET = 500
-SEARCH_LIMIT = 8  # tools one search_tools answer names
+SEARCH_LIMIT = 5  # tools one search_tools answer names (and loads): the ranking benchmark measures the top 5
 
 
 def check_settings(tool_search: Any, tool_budget: Any, result_budget: Any) -> None:

@@ -110,8 +110,10 @@ class ToolIndex:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def search(self, query: str, limit: int = 8) -> list[Entry]:
-        """The best ``limit`` entries for ``query``, best first (ties: by server, then name)."""
+    def search(self, query: str, limit: int = 5, floor: float = 0.5) -> list[Entry]:
+        """The best ``limit`` entries for ``query``, best first (ties: by server, then name), leaving out
+        those scoring below ``floor`` times the best score (matches on a stray word only: every tool found
+        costs its definition in the following requests)."""
         terms = set(query_words(query))
         scored: list[tuple[float, str, str, Entry]] = []
         for entry, counts, length in zip(self.entries, self._counts, self._lengths, strict=True):
@@ -124,7 +126,8 @@ class ToolIndex:
             if score > 0:
                 scored.append((-score, entry.server, entry.name, entry))
         scored.sort(key=lambda item: item[:3])
-        return [item[3] for item in scored[:limit]]
+        best = -scored[0][0] if scored else 0.0
+        return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
 
 
 def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]:

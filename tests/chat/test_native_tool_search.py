@@ -51,13 +51,14 @@ TOOLS = [
 
 
 def test_litellm_passes_deferred_tools_and_the_search_tool_to_anthropic(anthropic):
-    requests, _ = anthropic
+    requests, headers = anthropic
     response = litellm_module().completion(model="anthropic/claude-sonnet-4-5", api_base="http://anthropic.test",
                                            api_key="sk-ant-test", messages=[{"role": "user", "content": "hi"}],
                                            tools=TOOLS)
     sent = {t["name"]: t for t in requests[0]["tools"]}
     assert sent["tool_search_tool_bm25"]["type"] == "tool_search_tool_bm25_20251119"
     assert sent["get_weather"].get("defer_loading") is True
+    assert "advanced-tool-use-2025-11-20" in headers[0].get("anthropic-beta", "")
     # ... but the server-side search comes back as a tool call the client would have to run
     calls = [(c.id, c.function.name) for c in response.choices[0].message.tool_calls]
     assert ("srvtoolu_1", "tool_search_tool_bm25") in calls and ("toolu_1", "get_weather") in calls
@@ -73,5 +74,8 @@ def test_the_search_result_block_is_lost_on_the_way_back(anthropic):
                {"role": "tool", "tool_call_id": "toolu_1", "content": "sunny"}]
     litellm.completion(model="anthropic/claude-sonnet-4-5", api_base="http://anthropic.test", api_key="sk-ant-test",
                        messages=history, tools=TOOLS)
-    replayed = json.dumps(requests[1]["messages"])
-    assert "tool_search_tool_result" not in replayed  # what Anthropic needs to accept the server_tool_use
+    replayed = requests[1]["messages"][1]["content"]
+    assert "tool_search_tool_result" not in json.dumps(replayed)  # what Anthropic needs with the server_tool_use
+    # the server's search goes back as a client tool_use that no tool_result answers
+    assert {"type": "tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+            "input": {"query": "weather"}} in replayed

@@ -37,9 +37,9 @@ def test_a_500_tool_chat_completes_a_task_through_search_tools(llm, catalog):
     assert tool_names(first) == ["search_tools"]  # nothing found or used yet: the catalog alone
     assert "500 available" in first["tools"][0]["function"]["description"]
     found = llm.tool_messages(1)[0]["content"]
-    assert "mail_send_message" in found and found.startswith("Found 8 tools")
-    assert "mail_send_message" in tool_names(second) and tool_names(second)[0] == "search_tools"
-    assert len(tool_names(second)) == 9  # search_tools and the eight it found
+    listed = re.findall(r"^- (\w+):", found, re.MULTILINE)
+    assert "mail_send_message" in listed and 1 <= len(listed) <= 5 and found.startswith(f"Found {len(listed)} tools")
+    assert tool_names(second) == ["search_tools", *sorted(listed)]  # search_tools, then what it found, by name
     assert llm.tool_messages(2)[-1]["content"].startswith("mail_send_message ran with")
     assert json.loads(llm.tool_messages(2)[-1]["content"].split(" ran with ", 1)[1]) == {
         "subject": "Hi", "to": "ana@example.com"}
@@ -79,17 +79,16 @@ def test_the_budget_decides_and_true_false_force_it(llm, make_client):
 
 
 def test_never_more_than_128_tools_in_a_request(llm, catalog):
-    searches = ["calendar event", "mail message", "chat channel", "crm deal", "files directory", "storage bucket",
-                "git branch", "issue comment", "database table", "dns record", "invoice", "shop order",
-                "warehouse stock", "parcel shipment", "employee leave", "analytics report", "weather alert",
-                "map route", "translate text", "document spreadsheet"]
+    searches = sorted({name.split("_", 2)[0] + " " + name.split("_", 2)[2].replace("_", " ")
+                       for name in (t.name for t in catalog.tools())})  # "calendar event", "mail draft", ...
+    assert len(searches) == 100
     llm.then(*(Turn(tool_calls=[(f"c{i}", "search_tools", {"query": q})]) for i, q in enumerate(searches)),
              Turn(content="done"))
     # tool_search=False would send all 500 (the user's choice); "auto" keeps to the limit even with a huge budget
     chat = new_chat(tool_budget=10**9, max_tool_rounds=len(searches)).with_tools(catalog.tools())
     chat.ask("look around")
     counts = [len(tool_names(r)) for r in llm.requests]
-    assert max(counts) == MAX_TOOLS and counts[0] == 1  # 20 searches found > 128 tools: the oldest are dropped
+    assert max(counts) == MAX_TOOLS and counts[0] == 1  # 100 searches found > 128 tools: the oldest are dropped
     assert all(names[0] == "search_tools" for names in map(tool_names, llm.requests))
 
 
