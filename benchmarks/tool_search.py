@@ -105,7 +105,7 @@ def ranking() -> None:
     """Top-1 and top-5 hits of the 50 requests over the 500-tool catalog."""
     tools = catalog()
     names = {name for name, _, _ in tools}
-    index = ToolIndex(entry(name, "catalog", description, {"properties": dict.fromkeys(parameters, {})})
+    index = ToolIndex(entry(name, "catalog", description, {"properties": {key: {} for key in parameters}})
                       for name, description, parameters in tools)
     top1 = top5 = 0
     misses = []
@@ -185,15 +185,13 @@ def catalog_group() -> None:
 def six_servers(workdir: Path) -> dict[str, Any]:
     """The config of the six real servers that are installed here (missing ones are named)."""
     node = shutil.which("node") or "node"
+    memory_js = NPM / "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+    filesystem_js = NPM / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
     candidates: dict[str, tuple[Path, dict[str, Any]]] = {
         "everything": (EVERYTHING, {"command": node, "args": [str(EVERYTHING), "stdio"]}),
-        "memory": (NPM / "node_modules/@modelcontextprotocol/server-memory/dist/index.js",
-                   {"command": node, "args": [str(NPM / "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
-                    "env": {"MEMORY_FILE_PATH": str(workdir / "memory.jsonl")}}),
-        "filesystem": (NPM / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
-                       {"command": node, "args": [
-                           str(NPM / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
-                           str(workdir)]}),
+        "memory": (memory_js, {"command": node, "args": [str(memory_js)],
+                               "env": {"MEMORY_FILE_PATH": str(workdir / "memory.jsonl")}}),
+        "filesystem": (filesystem_js, {"command": node, "args": [str(filesystem_js), str(workdir)]}),
         "time": (VENV / "bin/mcp-server-time", {"command": str(VENV / "bin/mcp-server-time")}),
         "git": (VENV / "bin/mcp-server-git", {"command": str(VENV / "bin/mcp-server-git"),
                                               "args": ["--repository", str(workdir)]}),

@@ -64,13 +64,20 @@ def marker(result_id: str, start: int, end: int, total: int) -> str:
 
 
 def chars_within(text: str, budget: int, model: str) -> int:
-    """How many leading characters of ``text`` fit in ``budget`` tokens (all of it when it fits)."""
+    """How many leading characters of ``text`` fit in ``budget`` tokens (all of it when it fits).
+
+    Only a prefix of about eight characters per budget token is counted (a token rarely spans more), so
+    a result of many megabytes costs no more to cut than one a little over the budget.
+    """
     if len(text) <= budget:  # a token is at least one character
         return len(text)
-    tokens = _llm.count_tokens(model, text=text)
-    if tokens <= budget:
+    sample = text[: budget * 8]
+    tokens = _llm.count_tokens(model, text=sample)
+    if tokens <= budget and len(sample) == len(text):
         return len(text)
-    return max(1, int(len(text) * budget / tokens * 0.95))
+    if tokens <= budget:  # a prefix of very long tokens (whitespace runs): keep the prefix counted
+        return len(sample)
+    return max(1, int(len(sample) * budget / tokens * 0.95))
 
 
 def apply_budget(result: ToolResult, budget: int, model: str, store: ResultStore) -> ToolResult:

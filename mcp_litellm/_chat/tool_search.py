@@ -7,8 +7,8 @@ The index ranks tools with Okapi BM25 over the words of their names (``snake_cas
 
 Why our own BM25 and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
 for a few hundred short documents), and ``rank-bm25`` has had no release since 2022. Okapi BM25 over
-a catalog of at most a few thousand tools is a few dozen lines of pure Python, indexes 500 tools in a
-few milliseconds and answers a query in well under one, with no new dependency and no download.
+a catalog of at most a few thousand tools is a few dozen lines of pure Python: it indexes 500 tools in about 35 ms
+and answers a query in under a millisecond, with no new dependency and no download.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ _NAME_WEIGHT = 3  # a word in the tool's name counts as much as three in its des
 def words(text: str) -> list[str]:
     """Lower-case word stems of ``text``: identifiers split at ``_``, ``-``, ``.`` and case changes;
     common English words dropped; a light suffix stemmer (``files``/``listing``/``created`` ->
-    ``file``/``list``/``creat``) so a request's wording meets a tool's."""
+    ``fil``/``list``/``creat``) so a request's wording meets a tool's."""
     return [_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP]
 
 
@@ -54,13 +54,15 @@ def query_words(text: str) -> list[str]:
 def _stem(word: str) -> str:
     if len(word) <= 3 or word.isdigit():
         return word
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and not word.endswith("sses"):
+        word = word[:-2] + "e"  # "boxes", "matches" (the "e" goes below)
+    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + replacement
             if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
                 word = word[:-1]  # "shipping" -> "ship"
             break
-    if word.endswith("e") and len(word) > 4:
+    if word.endswith("e") and len(word) > 3:
         word = word[:-1]  # "create"/"creat", "delete"/"delet"
     return word
 

@@ -43,6 +43,6 @@ def test_read_resource_by_uri_and_template(group):
 
 
 def test_a_tool_of_another_client_is_refused(group):
-    with ml.client("other", "memory", {"server": build_fixture("other")}) as other:
-        with pytest.raises(ml.ConfigError, match="not in this group"):
-            group.execute_tool(other.tool("add"), {"a": 1, "b": 1})
+    with ml.client("other", "memory", {"server": build_fixture("other")}) as other, \
+            pytest.raises(ml.ConfigError, match="not in this group"):
+        group.execute_tool(other.tool("add"), {"a": 1, "b": 1})
