@@ -76,6 +76,10 @@ def completion_cost(model: str, response: Any = None, *, prompt_tokens: int = 0,
     price for ``model``. A streamed request has no response object: its token counts are priced."""
     if model_metadata(model) is None:
         return None
+    hidden = getattr(response, "_hidden_params", None)
+    known = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    if isinstance(known, int | float) and not isinstance(known, bool):
+        return float(known)  # LiteLLM priced this response already (pricing again takes about 0.5 ms)
     litellm = litellm_module()
     try:
         if response is not None:

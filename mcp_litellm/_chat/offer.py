@@ -85,7 +85,7 @@ class Offer:
     def definitions(self, model: str, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The tool definitions for the next request."""
         self.searching = self.use_search(model)
-        extra = [read_result_definition()] if len(self.results) else []
+        extra = [read_result_definition()] if len(self.results) and self.tools.get(READ_RESULT_TOOL) is None else []
         if not self.searching:
             return [*self.tools.definitions(model), *extra] if len(self.tools) else extra
         clash = [n for n in (SEARCH_TOOL, READ_RESULT_TOOL) if self.tools.get(n) is not None]
