@@ -32,7 +32,7 @@ from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, hashed
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.tool import Tool, ToolResult
+    from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult
 
 logger = logging.getLogger("mcp_litellm")
 METHOD_NOT_FOUND = -32601
@@ -365,7 +365,7 @@ class ClientGroup:
         return await run_async(self._tool(name, refresh))
 
     async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: Any) -> ToolResult:
+                       on_progress: ProgressHandler | None) -> ToolResult:
         from mcp_litellm._client.tool import Tool
 
         if isinstance(name, Tool):
@@ -380,14 +380,14 @@ class ClientGroup:
         return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress)
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                     timeout: float | None = None, on_progress: Any = None) -> ToolResult:
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
         """Call tool ``name`` (its name in the group, or its server's name for it when only one server has
         it, or a :class:`Tool` of one of the group's servers) with ``parameters``; see
         :meth:`Client.execute_tool`."""
         return run_sync(self._execute(name, parameters, timeout, on_progress))
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                            timeout: float | None = None, on_progress: Any = None) -> ToolResult:
+                            timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
         return await run_async(self._execute(name, parameters, timeout, on_progress))
 
