@@ -235,3 +235,15 @@ def test_usage_model_reprs():
     total = ml.Usage(1, 2, None, 1) + ml.Usage(3, 4, 0.5, 1)
     assert total == ml.Usage(4, 6, 0.5, 2) and total.total_tokens == 10
     assert MODEL.endswith("gpt-4o-mini")
+
+
+async def test_a_streamed_async_chat_searches_too(llm, catalog):
+    llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "create a calendar event"})]),
+             Turn(tool_calls=[("c2", "calendar_create_event", {"title": "Standup"})]), Turn(content="Booked."))
+    chat = new_chat().with_tools(await catalog.atools())
+    events = [c async for c in chat.astream("Book the standup")]
+    assert "".join(c.content for c in events) == "Booked."
+    ends = [c.tool_call.name for c in events if c.is_tool_end]
+    assert ends == ["search_tools", "calendar_create_event"]
+    assert tool_names(llm.requests[0]) == ["search_tools"] and "calendar_create_event" in tool_names(llm.requests[1])
+    assert llm.tool_messages(2)[-1]["content"].startswith("calendar_create_event ran with")
