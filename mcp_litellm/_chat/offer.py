@@ -138,7 +138,7 @@ class Offer:
             return _text(answer, call.name, error=answer.startswith("Error"))
         query = arguments.get("query")
         index = self.index()
-        found = index.search(query, SEARCH_LIMIT) if isinstance(query, str) else []
+        found = index.search(query[:1_000], SEARCH_LIMIT) if isinstance(query, str) else []  # a query, not a book
         for hit in found:
             self.found.pop(hit.name, None)
             self.found[hit.name] = None
