@@ -2,7 +2,7 @@
 
 from mcp_litellm import handlers
 from mcp_litellm._chat.chat import Chat
-from mcp_litellm._chat.message import Chunk, Message, ToolCall
+from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
@@ -50,6 +50,7 @@ __all__ = [
     "ToolResult",
     "TransportError",
     "UnsupportedFeature",
+    "Usage",
     "__version__",
     "aestablish_connection",
     "client",

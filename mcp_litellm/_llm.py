@@ -73,3 +73,59 @@ def router_model_names(router: Any) -> list[str]:
         if name and str(name) not in ordered:
             ordered.append(str(name))
     return ordered or sorted(str(n) for n in getattr(router, "model_names", None) or [])
+
+
+def count_tokens(model: str, *, messages: list[dict[str, Any]] | None = None,
+                 tools: list[dict[str, Any]] | None = None, text: str | None = None) -> int:
+    """Prompt tokens of ``messages`` and ``tools`` (or of ``text``) for ``model``: ``litellm.token_counter``.
+
+    LiteLLM falls back to a generic tokenizer for models it does not know, so this never raises for a
+    model name; a message LiteLLM cannot count makes the count ``len(text) // 4`` instead.
+    """
+    litellm = litellm_module()
+    try:
+        if text is not None:
+            return int(litellm.token_counter(model=model, text=text))
+        return int(litellm.token_counter(model=model, messages=messages or [], tools=tools or None))
+    except Exception:  # an exotic content part: a rough estimate beats failing the chat
+        import json
+
+        return len(text if text is not None else json.dumps([messages, tools], default=str)) // 4
+
+
+def input_window(model: str) -> int | None:
+    """How many input tokens ``model`` takes (``max_input_tokens`` in LiteLLM's model info), or ``None``."""
+    info = model_metadata(model) or {}
+    value = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def completion_cost(model: str, response: Any = None, *, prompt_tokens: int = 0,
+                    completion_tokens: int = 0) -> float | None:
+    """The USD cost of one model request (``litellm.completion_cost``), or ``None`` when LiteLLM has no
+    price for ``model``. A streamed request has no response object: its token counts are priced."""
+    if model_metadata(model) is None:
+        return None
+    hidden = getattr(response, "_hidden_params", None)
+    known = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    if isinstance(known, int | float) and not isinstance(known, bool):
+        return float(known)  # LiteLLM priced this response already (pricing again takes about 0.5 ms)
+    litellm = litellm_module()
+    try:
+        if response is not None:
+            return float(litellm.completion_cost(completion_response=response, model=model))
+        prompt_cost, completion_part = litellm.cost_per_token(model=model, prompt_tokens=prompt_tokens,
+                                                              completion_tokens=completion_tokens)
+        return float(prompt_cost) + float(completion_part)
+    except Exception:  # LiteLLM raises for prices it cannot work out
+        return None
+
+
+def streams_usage(model: str) -> bool:
+    """Whether ``model``'s provider takes ``stream_options={"include_usage": True}`` (LiteLLM drops the
+    usage of a stream without it)."""
+    litellm = litellm_module()
+    try:
+        return "stream_options" in (litellm.get_supported_openai_params(model=model) or [])
+    except Exception:  # an unknown provider
+        return False

@@ -18,7 +18,8 @@ from contextlib import aclosing
 from typing import Any, TypeAlias, overload
 
 from mcp_litellm import _llm
-from mcp_litellm._chat.message import Chunk, Message, ToolCall
+from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
+from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._chat.tool_loop import LocalTool, ToolBox, run_call
 from mcp_litellm._client.loop import iterate_sync, run_sync
@@ -81,10 +82,20 @@ class Chat:
         tool_timeout: seconds per tool call, for MCP tools and local functions alike (default: each
             client's ``request_timeout``; no limit for local functions). A local async function that
             runs over is cancelled; a sync one is left to finish in its thread, unwaited.
+        tool_search: ``"auto"`` (default): when the tools' definitions exceed ``tool_budget`` tokens or
+            there are more than 128 tools, the model gets a compact catalog instead: a ``search_tools``
+            tool plus the tools it already found or used; ``True`` always, ``False`` never.
+        tool_budget: tokens of tool definitions per request before tool search starts (default: 5% of
+            the model's input window from LiteLLM's model info, 2,000 when LiteLLM does not know it).
+        result_budget: tokens one tool result may take; a larger one reaches the model cut, with a
+            marker saying how to read on with ``read_result`` (default: a quarter of the input window
+            left after the prompt, shared by the round's results).
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
-                 tool_timeout: float | None = None, **litellm_kwargs: Any) -> None:
+                 tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
+                 tool_budget: int | None = None, result_budget: int | None = None,
+                 **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) or max_tool_rounds < 0:
@@ -102,6 +113,11 @@ class Chat:
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
+        self._offer = Offer(self._tools, tool_search, tool_budget, result_budget)
+        self.usage = Usage()
+        """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
+        self._turn_usage = Usage()
+        self._last_prompt_tokens = 0
         self._hooks: dict[str, list[Hook]] = {"tool_call": [], "tool_result": [], "new_message": []}
 
     def __repr__(self) -> str:
@@ -168,6 +184,7 @@ class Chat:
         """Forget the conversation (keeps the system message, tools and settings)."""
         self.messages = [m for m in self.messages if m.get("role") == "system"]
         self.last_message = None
+        self._offer.found.clear()
         return self
 
     def with_resource(self, resource: Resource) -> Chat:
@@ -289,12 +306,24 @@ class Chat:
         provider = self.params.get("custom_llm_provider")
         return f"{provider}/{self.model}" if provider and "/" not in self.model else self.model
 
+    @property
+    def tool_search(self) -> ToolSearchMode:
+        """The ``tool_search`` setting (``"auto"``, ``True`` or ``False``)."""
+        return self._offer.mode
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """The tool definitions the next model request will carry (the catalog when tool search is on)."""
+        return self._offer.definitions(self._provider_model(), self.messages)
+
     async def _complete(self, stream: bool) -> Any:
         kwargs: dict[str, Any] = {**self.params, "model": self.model, "messages": list(self.messages)}
-        if len(self._tools):
-            kwargs["tools"] = self._tools.definitions(self._provider_model())
+        tools = self._offer.definitions(self._provider_model(), self.messages)
+        if tools:
+            kwargs["tools"] = tools
         if stream:
             kwargs["stream"] = True
+            if "stream_options" not in kwargs and _llm.streams_usage(self._provider_model()):
+                kwargs["stream_options"] = {"include_usage": True}  # else LiteLLM drops the stream's usage
         return await _llm.acompletion(router=self.router, **kwargs)
 
     async def _run(self, stream: bool, start: int) -> AsyncGenerator[Chunk, None]:
@@ -306,6 +335,7 @@ class Chat:
         """
         answered = False
         rounds = 0
+        self._turn_usage = Usage()
         try:
             while True:
                 if stream:
@@ -321,6 +351,7 @@ class Chat:
                     message = assembler.message()
                 else:
                     message = message_from_response(await self._complete(stream=False))
+                self._count_usage(message)
                 self.messages.append(message.to_dict())
                 self.last_message = message
                 answered = True
@@ -342,16 +373,33 @@ class Chat:
             else:
                 self._answer_unanswered(_INTERRUPTED)
 
+    def _count_usage(self, message: Message) -> None:
+        """Add one model request's tokens and cost to the turn's and the chat's usage."""
+        prompt, completion = message.input_tokens or 0, message.output_tokens or 0
+        model = self._provider_model()
+        cost = _llm.completion_cost(model, message.raw, prompt_tokens=prompt, completion_tokens=completion)
+        request = Usage(prompt, completion, cost, 1)
+        self._turn_usage = self._turn_usage + request
+        self.usage = self.usage + request
+        message.usage = self._turn_usage
+        self._last_prompt_tokens = prompt + completion
+
     async def _run_tools(self, calls: list[ToolCall], events: bool) -> AsyncGenerator[Chunk, None]:
         """Run one round of tool calls concurrently, append their messages, and yield start/end events."""
         queue: asyncio.Queue[Chunk] | None = asyncio.Queue() if events else None
+        model = self._provider_model()
+        prompt = self._last_prompt_tokens or _llm.count_tokens(model, messages=self.messages)
+        budget = self._offer.result_budget_for(model, prompt, len(calls))
 
         async def run(call: ToolCall) -> ToolResult:
             for hook in self._hooks["tool_call"]:
                 await _call(hook, call)
             if queue is not None:
                 queue.put_nowait(Chunk(event="tool_start", tool_call=call))
-            result = await run_call(self._tools, call, timeout=self.tool_timeout)
+            if self._offer.handles(call.name):
+                result = self._offer.run_builtin(call, model, budget)
+            else:
+                result = self._offer.cut(await run_call(self._tools, call, timeout=self.tool_timeout), model, budget)
             for hook in self._hooks["tool_result"]:
                 await _call(hook, result, call) if _arity(hook) < 2 else await _call(hook, call, result)
             if queue is not None:

@@ -59,6 +59,34 @@ class ToolCall:
 
 
 @dataclass
+class Usage:
+    """Tokens and cost of one or more model requests.
+
+    Attributes:
+        prompt_tokens, completion_tokens: summed over the requests (as the provider reported them).
+        cost: the cost in USD where LiteLLM prices the model (``litellm.completion_cost``), else ``None``.
+        requests: how many model requests this covers.
+    """
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    requests: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt and completion tokens together."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
+                     cost, self.requests + other.requests)
+
+
+@dataclass
 class Message:
     """One message of a conversation; ``str(message)`` is its text.
 
@@ -69,7 +97,10 @@ class Message:
         tool_call_id: for tool messages, the call they answer.
         model: the model that wrote an assistant message, as the provider reported it.
         finish_reason: why the model stopped (``"stop"``, ``"length"``, ``"tool_calls"``, ...).
-        input_tokens, output_tokens: token usage of the request, when the provider reported it.
+        input_tokens, output_tokens: token usage of the request that wrote this message, when the
+            provider reported it.
+        usage: for the assistant messages of an ``ask``: :class:`Usage` summed over every model request
+            of the turn so far (the final answer's covers the whole turn, tool rounds included).
         raw: the LiteLLM response object the message came from (``None`` for streamed turns).
     """
 
@@ -83,6 +114,7 @@ class Message:
     output_tokens: int | None = None
     raw: Any = field(default=None, repr=False)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    usage: Usage | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:

@@ -167,6 +167,8 @@ class ToolBox:
     def __init__(self) -> None:
         self._tools: dict[str, Tool | LocalTool] = {}
         self._definitions: dict[str | None, list[dict[str, Any]]] = {}
+        self.version = 0
+        """Grows with every change (so indexes built from the tools know when to rebuild)."""
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -178,6 +180,7 @@ class ToolBox:
         """Remove every tool."""
         self._tools.clear()
         self._definitions.clear()
+        self.version += 1
 
     def add(self, items: Iterable[Any]) -> None:
         """Add MCP tools, local functions and tool dicts (lists and tuples of tools are flattened)."""
@@ -191,6 +194,7 @@ class ToolBox:
                 )
             self._tools[tool.name] = tool
         self._definitions.clear()
+        self.version += 1
 
     def get(self, name: str) -> Tool | LocalTool | None:
         """The tool the model calls ``name``, or ``None``."""
@@ -201,13 +205,24 @@ class ToolBox:
         """The names the model sees."""
         return list(self._tools)
 
+    def ordered(self) -> list[Tool | LocalTool]:
+        """The tools by server, then name (local functions first): the order definitions are sent in,
+        the same in every request, so providers' prompt caches keep matching."""
+        return sorted(self._tools.values(), key=lambda t: (server_of(t), t.name))
+
     def definitions(self, model: str | None) -> list[dict[str, Any]]:
-        """LiteLLM tool definitions for ``model`` (its provider's schema rules applied), cached."""
+        """LiteLLM tool definitions for ``model`` (its provider's schema rules applied), in :meth:`ordered`
+        order, cached."""
         cached = self._definitions.get(model)
         if cached is None:
-            cached = [t.to_litellm(model) if isinstance(t, Tool) else t.definition for t in self._tools.values()]
+            cached = [t.to_litellm(model) if isinstance(t, Tool) else t.definition for t in self.ordered()]
             self._definitions[model] = cached
         return cached
+
+
+def server_of(tool: Tool | LocalTool) -> str:
+    """The name of the server offering ``tool`` (``""`` for a local function)."""
+    return tool.client.name if isinstance(tool, Tool) else ""
 
 
 def _flatten(items: Iterable[Any]) -> typing.Iterator[Any]:

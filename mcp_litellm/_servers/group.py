@@ -32,7 +32,7 @@ from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, hashed
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult
 
 logger = logging.getLogger("mcp_litellm")
 METHOD_NOT_FOUND = -32601
@@ -364,6 +364,58 @@ class ClientGroup:
         """Async twin of :meth:`tool`."""
         return await run_async(self._tool(name, refresh))
 
+    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+                       on_progress: ProgressHandler | None) -> ToolResult:
+        from mcp_litellm._client.tool import Tool
+
+        if isinstance(name, Tool):
+            if name.client not in self._clients.values():
+                raise ConfigError(f"tool {name.name!r} belongs to server {name.client.name!r}, which is not in "
+                                  "this group; call it through its own client")
+            tool = name
+        elif isinstance(name, str):
+            tool = await self._tool(name, False)
+        else:
+            raise ConfigError(f"a tool name (str) or Tool is needed, got {type(name).__name__}")
+        return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress)
+
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+        """Call tool ``name`` (its name in the group, or its server's name for it when only one server has
+        it, or a :class:`Tool` of one of the group's servers) with ``parameters``; see
+        :meth:`Client.execute_tool`."""
+        return run_sync(self._execute(name, parameters, timeout, on_progress))
+
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                            timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+        """Async twin of :meth:`execute_tool`."""
+        return await run_async(self._execute(name, parameters, timeout, on_progress))
+
+    async def _read(self, uri: str) -> str | bytes:
+        if not isinstance(uri, str) or not uri:
+            raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {uri!r}")
+        resources = await self._merged("aresources", False)
+        owners = [r.client for r in resources if str(r.uri) == uri]
+        if not owners:  # a template's uri, or a resource the lists do not show: the servers whose templates fit
+            templates = await self._merged("aresource_templates", False)
+            owners = [t.client for t in templates if _template_fits(str(t.uri_template), uri)]
+        if not owners:
+            readable = [c for c in self._clients.values() if _offers(c, "resources")]
+            if len(readable) != 1:
+                raise NotFoundError("resource", uri, [str(r.uri) for r in resources])
+            owners = readable
+        value: str | bytes = await owners[0].aread_resource(uri)
+        return value
+
+    def read_resource(self, uri: str) -> str | bytes:
+        """Read the resource at ``uri`` from the server that lists it (or whose resource template fits it):
+        ``str`` for text, ``bytes`` for blobs; ``NotFoundError`` when no server has it."""
+        return run_sync(self._read(uri))
+
+    async def aread_resource(self, uri: str) -> str | bytes:
+        """Async twin of :meth:`read_resource`."""
+        return await run_async(self._read(uri))
+
     async def _merged(self, method: str, refresh: bool) -> list[Any]:
         async def fetch(client: Client) -> list[Any]:
             result: list[Any] = await getattr(client, method)(refresh=refresh)
@@ -396,6 +448,14 @@ class ClientGroup:
     async def aprompts(self, *, refresh: bool = False) -> list[Any]:
         """Async twin of :meth:`prompts`."""
         return await run_async(self._merged("aprompts", refresh))
+
+
+def _template_fits(template: str, uri: str) -> bool:
+    """Whether ``uri`` could come from the RFC 6570 ``template`` (its fixed text in order, anything between)."""
+    import re
+
+    pattern = "".join(".+?" if part.startswith("{") else re.escape(part) for part in re.split(r"(\{[^}]*\})", template))
+    return re.fullmatch(pattern, uri) is not None
 
 
 def _patterns(what: str, patterns: Sequence[str]) -> list[str]:

@@ -52,7 +52,7 @@ def test_anthropic_gets_tools_and_image_tool_results(http, make_client):
     assert reply.content == "A pixel, and 3." and reply.finish_reason == "stop"
     first, second = requests
     assert {t["name"] for t in first["tools"]} == {"picture", "add"}
-    add = first["tools"][1]["input_schema"]
+    add = next(t for t in first["tools"] if t["name"] == "add")["input_schema"]  # tools go by server, then name
     assert add["required"] == ["a", "b"] and {k: v["type"] for k, v in add["properties"].items()} == {"a": "integer",
                                                                                                      "b": "integer"}
     results = [block for m in second["messages"] if m["role"] == "user" and isinstance(m["content"], list)

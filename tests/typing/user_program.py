@@ -110,12 +110,19 @@ def sync_use() -> None:
         for chunk in chat.stream("Again"):
             if chunk.is_tool_end and chunk.tool_result is not None:
                 print(chunk.tool_result.text)
+        searching = ml.Chat("gpt-4o-mini", tool_search="auto", tool_budget=2_000, result_budget=4_000)
+        usage: ml.Usage | None = reply.usage
+        cost: float | None = chat.usage.cost
+        print(searching.tool_definitions(), usage.total_tokens if usage else 0, cost, ml.Chat("m", tool_search=False))
 
     servers = ml.load_config("mcp.json")
     with ml.establish_connection(servers) as group:
         group_tools: list[ml.Tool] = group.tools(exclude=["dangerous"])
         first: ml.Client | None = group.get(group.names[0]) if group.names else None
         print(group_tools, first, group.resources(), group.prompts())
+        called: ml.ToolResult = group.execute_tool("add", {"a": 1, "b": 2}, timeout=5)
+        content: str | bytes = group.read_resource("demo://about")
+        print(called.text, content)
     router = Router(model_list=[{"model_name": "cheap", "litellm_params": {"model": "gpt-4o-mini"}}])
     ml.Chat("cheap", router=router)
     ElicitationRegistry.complete("id", {"name": "Ada"})

@@ -1,0 +1,240 @@
+"""Tool search benchmarks: prompt tokens per scripted task with and without tool search, and ranking quality.
+
+Run from the repository root::
+
+    python benchmarks/tool_search.py                 # everything (about a minute)
+    python benchmarks/tool_search.py --only ranking  # ranking, catalog, servers
+
+Counts and ratios, not timings. The model is scripted at the HTTP level (``tests/chat/conftest.py``),
+so LiteLLM's real request code runs and the request bodies counted are the ones actually sent;
+tokens are counted with ``litellm.token_counter`` for ``gpt-4o-mini``.
+
+The six-server group needs the third-party servers (see /work/shared/reference/third-party-servers.md
+and benchmarks/README.md): server-everything from ``tests/thirdparty``; server-memory and
+server-filesystem from npm under ``$SEARCH_BENCH_NPM`` (a directory with ``node_modules``); and
+mcp-server-time, -git and -fetch as executables in ``$SEARCH_BENCH_VENV/bin``. A server that is not
+installed is named and left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import mcp_litellm as ml  # noqa: E402
+from mcp_litellm._chat.tool_search import ToolIndex, entry  # noqa: E402
+from mcp_litellm._llm import litellm_module  # noqa: E402
+from tests.chat.conftest import LLM, ScriptedLLM, Turn  # noqa: E402
+from tests.llm_http import litellm_respx  # noqa: E402
+from tests.servers.catalog_server import build_server, catalog  # noqa: E402
+
+MODEL = "openai/gpt-4o-mini"
+NPM = Path(os.environ.get("SEARCH_BENCH_NPM", "/work/search-thirdparty"))
+VENV = Path(os.environ.get("SEARCH_BENCH_VENV", "/work/venv-search-servers"))
+EVERYTHING = ROOT / "tests/thirdparty/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+# 50 requests a person might type, each with the one tool of the generated catalog that should answer it
+QUERIES: list[tuple[str, str]] = [
+    ("schedule a meeting with Ana tomorrow at 10", "calendar_create_event"),
+    ("when are Bob and Carla both free next week", "calendar_get_availability"),
+    ("remind me 15 minutes before my dentist appointment", "calendar_create_reminder"),
+    ("email the quarterly numbers to the finance team", "mail_send_message"),
+    ("find the email from the landlord about the deposit", "mail_search_message"),
+    ("save the attachment from yesterday's email", "mail_download_attachment"),
+    ("post a note in the #ops slack channel", "chat_send_message"),
+    ("make a new private chat room for the launch", "chat_create_channel"),
+    ("add a thumbs up emoji to that message", "chat_create_reaction"),
+    ("add a new customer contact with phone number", "crm_create_contact"),
+    ("these two contacts are the same person, combine them", "crm_merge_contact"),
+    ("move the Acme opportunity to the negotiation stage", "crm_update_deal"),
+    ("read the file notes.txt from disk", "files_get_file"),
+    ("show what is inside the folder /var/data", "files_list_directory"),
+    ("make the script executable, change its permissions", "files_update_permission"),
+    ("upload a backup archive to the S3 bucket", "storage_upload_object"),
+    ("delete old objects after 30 days automatically", "storage_create_lifecycle_rule"),
+    ("who can read the bucket? show its access policy", "storage_get_policy"),
+    ("show the recent git commits of the repo", "git_list_commit"),
+    ("start a new branch for the login fix", "git_create_branch"),
+    ("what changed between main and my feature branch", "git_get_diff"),
+    ("file a bug: the export button crashes", "issues_create_issue"),
+    ("open a pull request for review", "issues_create_pull_request"),
+    ("approve the merge request", "issues_approve_pull_request"),
+    ("run this SQL query on the orders database", "database_start_query"),
+    ("restore the database from last night's snapshot", "database_restore_backup"),
+    ("how many rows in the users table match active", "database_count_record"),
+    ("point www to the new server with a CNAME record", "dns_create_record"),
+    ("when does our SSL certificate expire", "dns_get_certificate"),
+    ("is the domain name example.dev available to register", "dns_search_domain"),
+    ("bill the customer for march and email the invoice", "billing_send_invoice"),
+    ("give the customer their money back for the duplicate charge", "billing_create_refund"),
+    ("stop the customer's monthly plan", "billing_cancel_subscription"),
+    ("cancel order 1234", "shop_cancel_order"),
+    ("create a 20% discount code for black friday", "shop_create_coupon"),
+    ("how many units of sku A-12 are left in the Berlin warehouse", "inventory_get_stock_level"),
+    ("reorder more items from our supplier", "inventory_create_purchase_order"),
+    ("where is my parcel? tracking number 1Z999", "shipping_get_tracking"),
+    ("print a shipping label for the package", "shipping_create_label"),
+    ("how much would it cost to ship a 2 kg box to Paris", "shipping_get_rate"),
+    ("I want to take vacation from July 1 to July 14", "hr_create_leave_request"),
+    ("download my salary slip for May", "hr_download_payslip"),
+    ("weekly traffic report of website visitors emailed every Monday", "analytics_schedule_report"),
+    ("will it rain in Lisbon this weekend", "weather_get_forecast"),
+    ("driving directions from the airport to the hotel", "maps_get_route"),
+    ("translate this paragraph into German", "translate_create_translation"),
+    ("transcribe the audio recording of the interview", "translate_create_transcript"),
+    ("reboot: stop the virtual machine web-3", "compute_stop_instance"),
+    ("give Dana the admin role", "identity_assign_role"),
+    ("reply to the customer's help desk ticket", "support_send_reply"),
+]
+
+
+def ranking() -> None:
+    """Top-1 and top-5 hits of the 50 requests over the 500-tool catalog."""
+    tools = catalog()
+    names = {name for name, _, _ in tools}
+    index = ToolIndex(entry(name, "catalog", description, {"properties": {key: {} for key in parameters}})
+                      for name, description, parameters in tools)
+    top1 = top5 = 0
+    misses = []
+    for query, wanted in QUERIES:
+        assert wanted in names, wanted
+        hits = [e.name for e in index.search(query, 5)]
+        top1 += bool(hits) and hits[0] == wanted
+        top5 += wanted in hits
+        if wanted not in hits:
+            misses.append(f"  miss: {query!r} -> wanted {wanted}, got {', '.join(hits[:3])}")
+    print(f"ranking: {len(tools)} tools, {len(QUERIES)} requests: top-1 {top1}/{len(QUERIES)} "
+          f"({top1 / len(QUERIES):.0%}), top-5 {top5}/{len(QUERIES)} ({top5 / len(QUERIES):.0%}) (target >= 90%)")
+    print("\n".join(misses))
+
+
+@dataclass
+class Task:
+    """One scripted task: the question, the search the model makes, and the call it makes then."""
+
+    question: str
+    query: str
+    tool: str
+    arguments: dict[str, Any]
+    expect: str  # text the tool's result must contain
+
+
+def count(requests: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """(prompt tokens, tool-definition tokens, most tools in one request) over the requests sent."""
+    counter = litellm_module().token_counter
+    prompt = definitions = most = 0
+    for body in requests:
+        tools = body.get("tools") or []
+        with_tools = counter(model=MODEL, messages=body["messages"], tools=tools or None)
+        without = counter(model=MODEL, messages=body["messages"])
+        prompt += with_tools
+        definitions += with_tools - without
+        most = max(most, len(tools))
+    return prompt, definitions, most
+
+
+def run_task(tools: list[ml.Tool], task: Task, search: bool) -> tuple[int, int, int, int, bool]:
+    """Ask ``task`` with tool search on or off; (prompt, definitions, most tools, requests, completed)."""
+    with litellm_respx() as router:
+        llm = ScriptedLLM(router)
+        if search:
+            llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": task.query})]))
+        llm.then(Turn(tool_calls=[("c2", task.tool, task.arguments)]), Turn(content="Done."))
+        chat = ml.Chat(MODEL, tool_search=search, **LLM).with_tools(tools)
+        reply = chat.ask(task.question)
+        results = [m["content"] for m in chat.messages if m["role"] == "tool"]
+        completed = reply.content == "Done." and any(task.expect in str(r) and "Error" not in str(r)[:6]
+                                                     for r in results)
+        if search:
+            completed = completed and task.tool in [t["function"]["name"] for t in llm.requests[-2]["tools"]]
+        prompt, definitions, most = count(llm.requests)
+        return prompt, definitions, most, len(llm.requests), completed
+
+
+def compare(label: str, tools: list[ml.Tool], task: Task) -> None:
+    off = run_task(tools, task, search=False)
+    on = run_task(tools, task, search=True)
+    print(f"{label}: {len(tools)} tools; task {task.question!r}")
+    for name, row in (("search off", off), ("search on", on)):
+        print(f"  {name:10}: {row[3]} requests, prompt tokens {row[0]:>7,}, tool-definition tokens {row[1]:>7,}, "
+              f"most tools in a request {row[2]:>3}, completed {row[4]}")
+    print(f"  tool-definition tokens: {1 - on[1] / off[1]:.1%} fewer with search; "
+          f"prompt tokens: {1 - on[0] / off[0]:.1%} fewer (target >= 80% fewer definition tokens, <= 128 tools)")
+
+
+def catalog_group() -> None:
+    with ml.client("catalog", "memory", {"server": build_server()}) as client:
+        compare("generated catalog", client.tools(), Task(
+            "Email Ana that the report is ready", "send an email", "mail_send_message",
+            {"to": "ana@example.com", "subject": "Report ready"}, "mail_send_message ran with"))
+
+
+def six_servers(workdir: Path) -> dict[str, Any]:
+    """The config of the six real servers that are installed here (missing ones are named)."""
+    node = shutil.which("node") or "node"
+    memory_js = NPM / "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+    filesystem_js = NPM / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+    candidates: dict[str, tuple[Path, dict[str, Any]]] = {
+        "everything": (EVERYTHING, {"command": node, "args": [str(EVERYTHING), "stdio"]}),
+        "memory": (memory_js, {"command": node, "args": [str(memory_js)],
+                               "env": {"MEMORY_FILE_PATH": str(workdir / "memory.jsonl")}}),
+        "filesystem": (filesystem_js, {"command": node, "args": [str(filesystem_js), str(workdir)]}),
+        "time": (VENV / "bin/mcp-server-time", {"command": str(VENV / "bin/mcp-server-time")}),
+        "git": (VENV / "bin/mcp-server-git", {"command": str(VENV / "bin/mcp-server-git"),
+                                              "args": ["--repository", str(workdir)]}),
+        "fetch": (VENV / "bin/mcp-server-fetch", {"command": str(VENV / "bin/mcp-server-fetch")}),
+    }
+    servers = {}
+    for name, (needed, config) in candidates.items():
+        if needed.exists():
+            servers[name] = {"transport": "stdio", **config}
+        else:
+            print(f"  (server {name} is not installed at {needed}: left out)")
+    return servers
+
+
+def servers_group() -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        workdir = Path(directory)
+        subprocess.run(["git", "init", "-q", str(workdir)], check=True)
+        (workdir / "notes.txt").write_text("hello\n")
+        servers = six_servers(workdir)
+        with ml.ClientGroup({"mcpServers": servers}, request_timeout=30) as group:
+            tools = group.tools()
+            by_server = {c.name: len(c.tools()) for c in group}
+            print(f"six servers: {json.dumps(by_server)}")
+            compare("six real servers", tools, Task(
+                "What time is it in Tokyo?", "current time in a timezone", "get_current_time",
+                {"timezone": "Asia/Tokyo"}, "Asia/Tokyo"))
+
+
+def main() -> None:
+    import logging
+
+    logging.disable(logging.INFO)  # the servers' and LiteLLM's INFO lines would bury the figures
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--only", default="ranking,catalog,servers", help="ranking, catalog and/or servers")
+    groups = set(parser.parse_args().only.split(","))
+    if "ranking" in groups:
+        ranking()
+    if "catalog" in groups:
+        catalog_group()
+    if "servers" in groups:
+        servers_group()
+
+
+if __name__ == "__main__":
+    main()

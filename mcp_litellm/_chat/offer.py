@@ -1,0 +1,168 @@
+"""What a chat offers the model in each request: every tool definition, or (tool search) a compact
+catalog; and the built-in tools of that catalog (``search_tools``, ``read_result``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from mcp_litellm import _llm
+from mcp_litellm._chat.message import ToolCall, parse_arguments
+from mcp_litellm._chat.results import ResultStore, apply_budget
+from mcp_litellm._chat.tool_loop import ToolBox, server_of
+from mcp_litellm._chat.tool_search import (
+    READ_RESULT_TOOL,
+    SEARCH_TOOL,
+    ToolIndex,
+    entry,
+    read_result_definition,
+    search_answer,
+    search_tool_definition,
+)
+from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._core.errors import ConfigError
+
+ToolSearchMode = Literal["auto"] | bool
+
+MAX_TOOLS = 128  # OpenAI rejects more tools than this in one request; we keep to it for every provider
+DEFAULT_TOOL_BUDGET = 2_000  # tokens of definitions, when LiteLLM does not know the model's input window
+TOOL_SHARE = 0.05  # ... otherwise this share of its input window
+UNKNOWN_WINDOW = 16_000  # the input window assumed for a model LiteLLM does not know
+RESULT_SHARE = 0.25  # the default result budget: this share of the window left after the prompt
+MIN_RESULT_BUDGET = 500
+SEARCH_LIMIT = 5  # tools one search_tools answer names (and loads): the ranking benchmark measures the top 5
+
+
+def check_settings(tool_search: Any, tool_budget: Any, result_budget: Any) -> None:
+    """Raise :class:`ConfigError` for settings Chat cannot use."""
+    if tool_search not in ("auto", True, False) or (isinstance(tool_search, int) and not isinstance(tool_search, bool)):
+        raise ConfigError(f"tool_search must be 'auto', True or False, got {tool_search!r}")
+    for name, value in (("tool_budget", tool_budget), ("result_budget", result_budget)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise ConfigError(f"{name} must be a whole number of tokens > 0 (or None for the default), got {value!r}")
+
+
+class Offer:
+    """Per chat: which definitions go in each request, what the model found, and the cut results held."""
+
+    def __init__(self, tools: ToolBox, tool_search: ToolSearchMode, tool_budget: int | None,
+                 result_budget: int | None) -> None:
+        check_settings(tool_search, tool_budget, result_budget)
+        self.tools = tools
+        self.mode = tool_search
+        self.tool_budget = tool_budget
+        self.result_budget = result_budget
+        self.results = ResultStore()
+        self.found: dict[str, None] = {}  # tool names search_tools answered with, oldest first
+        self.searching = False  # whether the last request offered the catalog
+        self._index: tuple[int, ToolIndex] | None = None
+        self._sizes: dict[tuple[int, str], int] = {}
+
+    # -- deciding ----------------------------------------------------------------------------------------
+
+    def budget(self, model: str) -> int:
+        """The tool-definition budget in tokens for ``model``."""
+        if self.tool_budget is not None:
+            return self.tool_budget
+        window = _llm.input_window(model)
+        return int(window * TOOL_SHARE) if window else DEFAULT_TOOL_BUDGET
+
+    def definition_tokens(self, model: str) -> int:
+        """Tokens that every tool definition costs for ``model`` (cached per toolbox version)."""
+        key = (self.tools.version, model)
+        if key not in self._sizes:
+            self._sizes[key] = _llm.count_tokens(model, tools=self.tools.definitions(model)) if len(self.tools) else 0
+        return self._sizes[key]
+
+    def use_search(self, model: str) -> bool:
+        """Whether the next request gets the catalog instead of every definition."""
+        if self.mode is False or not len(self.tools):
+            return False
+        if self.mode is True:
+            return True
+        return len(self.tools) > MAX_TOOLS or self.definition_tokens(model) > self.budget(model)
+
+    def definitions(self, model: str, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The tool definitions for the next request."""
+        self.searching = self.use_search(model)
+        extra = [read_result_definition()] if len(self.results) and self.tools.get(READ_RESULT_TOOL) is None else []
+        if not self.searching:
+            return [*self.tools.definitions(model), *extra] if len(self.tools) else extra
+        clash = [n for n in (SEARCH_TOOL, READ_RESULT_TOOL) if self.tools.get(n) is not None]
+        if clash:
+            raise ConfigError(f"a tool is named {clash[0]!r}, which tool search uses: rename it, or pass "
+                              "tool_search=False to the Chat")
+        wanted = self._loaded(messages, MAX_TOOLS - 1 - len(extra))
+        pairs = zip(self.tools.ordered(), self.tools.definitions(model), strict=True)
+        chosen = [definition for tool, definition in pairs if tool.name in wanted]
+        servers = sorted({s for s in (server_of(t) for t in self.tools) if s})
+        return [search_tool_definition(len(self.tools), servers), *extra, *chosen]
+
+    def _loaded(self, messages: Sequence[dict[str, Any]], room: int) -> set[str]:
+        """Names of the tools to define: those called in the conversation, then the most recently found."""
+        used = [c.get("function", {}).get("name") for m in messages if m.get("role") == "assistant"
+                for c in m.get("tool_calls") or []]
+        names = list(dict.fromkeys(n for n in reversed(used) if isinstance(n, str) and self.tools.get(n)))
+        for name in reversed(self.found):
+            if name not in names:
+                names.append(name)
+        return set(names[:room])
+
+    # -- the built-in tools ------------------------------------------------------------------------------
+
+    def handles(self, name: str) -> bool:
+        """Whether a call to ``name`` is one of ours (search while searching, read while results are held)."""
+        if self.tools.get(name) is not None:
+            return False
+        return (name == SEARCH_TOOL and self.searching) or (name == READ_RESULT_TOOL and len(self.results) > 0)
+
+    def index(self) -> ToolIndex:
+        """The search index of the current tools (rebuilt when they change)."""
+        if self._index is None or self._index[0] != self.tools.version:
+            built = ToolIndex(entry(t.name, server_of(t), t.description if isinstance(t, Tool) else
+                                    str(t.definition["function"].get("description") or ""),
+                                    t.input_schema if isinstance(t, Tool) else
+                                    t.definition["function"].get("parameters"))
+                              for t in self.tools.ordered())
+            self._index = (self.tools.version, built)
+        return self._index[1]
+
+    def run_builtin(self, call: ToolCall, model: str, budget: int) -> ToolResult:
+        """Answer a call to ``search_tools`` or ``read_result``."""
+        try:
+            arguments = parse_arguments(call.arguments)
+        except ValueError as exc:
+            return ToolResult.error(f"Error: could not call {call.name}: {exc}.", call.name)
+        if call.name == READ_RESULT_TOOL:
+            answer = self.results.read(arguments, budget, model)
+            return _text(answer, call.name, error=answer.startswith("Error"))
+        query = arguments.get("query")
+        index = self.index()
+        found = index.search(query[:1_000], SEARCH_LIMIT) if isinstance(query, str) else []  # a query, not a book
+        for hit in found:
+            self.found.pop(hit.name, None)
+            self.found[hit.name] = None
+        while len(self.found) > MAX_TOOLS:
+            self.found.pop(next(iter(self.found)))
+        answer = search_answer(query, found, len(index))
+        return _text(answer, call.name, error=answer.startswith("Error"))
+
+    # -- result budgets ----------------------------------------------------------------------------------
+
+    def result_budget_for(self, model: str, prompt_tokens: int, calls: int) -> int:
+        """Tokens one of ``calls`` results of this round may take."""
+        if self.result_budget is not None:
+            return self.result_budget
+        window = _llm.input_window(model) or UNKNOWN_WINDOW
+        left = max(0, window - prompt_tokens)
+        return max(MIN_RESULT_BUDGET, int(left * RESULT_SHARE) // max(1, calls))
+
+    def cut(self, result: ToolResult, model: str, budget: int) -> ToolResult:
+        """``result`` within ``budget`` tokens (the rest readable with ``read_result``)."""
+        return apply_budget(result, budget, model, self.results)
+
+
+def _text(text: str, name: str, *, error: bool = False) -> ToolResult:
+    from mcp_types import TextContent
+
+    return ToolResult(content=[TextContent(type="text", text=text)], is_error=error, tool_name=name)
