@@ -25,7 +25,7 @@ from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
 from mcp_litellm._core.redact import redact_config
-from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName
+from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._transports import canonical_transport_name
 from mcp_litellm._transports.stdio import DEFAULT_MAX_MESSAGE_SIZE
@@ -119,9 +119,9 @@ class Client(CatalogMixin):
         self._connection: Connection | None = None
         self._state_lock = threading.Lock()
         self._init_notifications()
-        given = {"sampling": sampling, "elicitation": elicitation, "roots": roots,
-                 "human_in_the_loop": human_in_the_loop, "on_human_in_the_loop": on_human_in_the_loop}
-        self._features = build_features(self, {k: v for k, v in given.items() if v is not NOT_GIVEN})
+        options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
+                        on_human_in_the_loop=on_human_in_the_loop)
+        self._features = build_features(self, options)
         if start:
             self.start()
 

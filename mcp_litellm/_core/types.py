@@ -24,6 +24,11 @@ class NotGiven(enum.Enum):
 NOT_GIVEN = NotGiven.NOT_GIVEN
 """Default of options where ``None`` means something of its own (e.g. ``roots=None``: no roots)."""
 
+def given(**values: object) -> dict[str, object]:
+    """The keyword arguments that were given (not :data:`NOT_GIVEN`)."""
+    return {key: value for key, value in values.items() if value is not NOT_GIVEN}
+
+
 BuiltinTransport: TypeAlias = Literal[
     "stdio", "streamable", "streamable_http", "streamable-http", "http", "sse", "memory"
 ]
@@ -35,4 +40,4 @@ TransportName: TypeAlias = BuiltinTransport | str
 HookResult: TypeAlias = "Awaitable[None] | None"
 """What a hook returns: nothing (a plain function) or an awaitable (an ``async def``)."""
 
-__all__ = ["NOT_GIVEN", "BuiltinTransport", "ContentBlock", "HookResult", "NotGiven", "TransportName"]
+__all__ = ["NOT_GIVEN", "BuiltinTransport", "ContentBlock", "HookResult", "NotGiven", "TransportName", "given"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.types import NOT_GIVEN, NotGiven
+from mcp_litellm._core.types import NOT_GIVEN, NotGiven, given
 from mcp_litellm.handlers._base import Handler
 
 if TYPE_CHECKING:
@@ -306,6 +306,6 @@ def configure(
 
     Mappings update the current settings key by key.
     """
-    given = {"sampling": sampling, "elicitation": elicitation, "roots": roots,
-             "human_in_the_loop": human_in_the_loop, "on_human_in_the_loop": on_human_in_the_loop, **unknown}
-    return config.update(**{key: value for key, value in given.items() if value is not NOT_GIVEN})
+    return config.update(**given(sampling=sampling, elicitation=elicitation, roots=roots,
+                                 human_in_the_loop=human_in_the_loop, on_human_in_the_loop=on_human_in_the_loop),
+                         **unknown)
