@@ -26,6 +26,7 @@ from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.listing import ListingMixin, call_handler
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.tool import ProgressHandler
+from mcp_litellm._client.tracing import trace_context
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.types import HookResult
 
@@ -104,7 +105,9 @@ class NotificationsMixin(ListingMixin):
             options.log_level = self._log_level()
 
     def _request_meta(self) -> dict[str, Any] | None:
-        """``_meta`` to stamp on requests: the log level on 2026-07-28 connections."""
+        """``_meta`` to stamp on requests on 2026-07-28 connections: the log level, and the W3C trace context
+        (``traceparent``/``tracestate``) of the caller's active OpenTelemetry span. (On 2025-era connections
+        the SDK's own request path injects the trace context.)"""
         meta: dict[str, Any] = {}
         connection = self._connection
         if connection is not None and connection.alive and _is_modern(connection.client.protocol_version):
@@ -112,6 +115,7 @@ class NotificationsMixin(ListingMixin):
             level = self._log_level() if self._log_handlers else _level_for_logger()
             if level is not None:
                 meta.setdefault(LOG_LEVEL_META_KEY, level)
+            meta.update(trace_context())
         return meta or None
 
     async def _after_connect(self) -> None:
