@@ -103,7 +103,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
 
     # -- tools -----------------------------------------------------------------------------------
 
-    async def _list_tools(self, refresh: bool) -> list[Tool]:
+    async def _list_tools(self, refresh: bool | None) -> list[Tool]:
         return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools)
 

@@ -3,6 +3,11 @@
 The cache holds one converted list per kind (``"tools"``, ``"resources"``, ``"resource_templates"``,
 ``"prompts"``) plus resource contents (``"contents"``). A list_changed notification drops its kind;
 a fetch that was in flight while the kind was dropped does not write its (stale) result back.
+
+On 2026-07-28 connections a list result says how long it may be cached (``ttlMs``; 0: not at all):
+listing again after that fetches it anew. Looking one item up by name (to call a tool, read a resource)
+takes any cached copy, so a server that says 0 is not asked for its whole list before every call.
+``cacheScope`` needs nothing here: these caches are private to one client, which both scopes allow.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -85,35 +91,48 @@ class ListingMixin:
                 "check the server (or use a ClientGroup, whose listings skip servers without it)")
 
     async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
-                           convert: Callable[[Any], T], refresh: bool,
+                           convert: Callable[[Any], T], refresh: bool | None,
                            finish: Callable[[list[T]], list[T]] | None = None) -> list[T]:
         """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed.
 
-        ``finish`` post-processes the whole converted list before it is cached.
+        ``refresh``: ``True`` fetches anew; ``False`` uses the cached list while the server's ``ttlMs``
+        allows; ``None`` (a lookup by name) uses any cached list. ``finish`` post-processes the whole
+        converted list before it is cached.
         """
         cached = self._catalog_cache.get(kind)
-        if cached is not None and not refresh:
+        expires: float | None = self._catalog_cache.get(f"{kind}:expires")
+        fresh = expires is None or time.monotonic() < expires
+        if cached is not None and (refresh is None or (refresh is False and fresh)):
             return list(cached)
         connection = await self._connected()
         self._require_capability(connection, _CAPABILITIES[kind], kind.replace("_", " "))
         timeout = self._timeout(None)
         generation = self._catalog_cache.setdefault("_generation", {}).get(kind, 0)
 
+        ttls: list[int] = []
+
         async def fetch(cursor: str | None) -> Any:
-            return await connection.request(method, lambda c: call(c, cursor), timeout)
+            page = await connection.request(method, lambda c: call(c, cursor), timeout)
+            if "ttl_ms" in getattr(page, "model_fields_set", ()):  # said by the server (2026-07-28)
+                ttls.append(int(page.ttl_ms))
+            return page
 
         converted = [convert(item) for item in await paginate(fetch, items, server=self.name)]
         if finish is not None:
             converted = finish(converted)
         if self._catalog_cache.setdefault("_generation", {}).get(kind, 0) == generation:
             self._catalog_cache[kind] = converted
+            if ttls:
+                self._catalog_cache[f"{kind}:expires"] = time.monotonic() + min(ttls) / 1000
+            else:
+                self._catalog_cache.pop(f"{kind}:expires", None)
         return list(converted)
 
     async def _find(self, label: str, name: str, refresh: bool,
-                    listing: Callable[[bool], Awaitable[list[Any]]],
+                    listing: Callable[[bool | None], Awaitable[list[Any]]],
                     keys: Callable[[Any], tuple[str, ...]] = lambda item: (item.name,)) -> Any:
         """The item of ``listing`` whose keys include ``name``; re-lists once before ``NotFoundError``."""
-        items = await listing(refresh)
+        items = await listing(True if refresh else None)
         for item in items:  # the common case first: the item's own (first) key
             if keys(item)[0] == name:
                 return item

@@ -121,7 +121,7 @@ class PromptsMixin(ListingMixin):
     if TYPE_CHECKING:
         def _request_meta(self) -> dict[str, Any] | None: ...
 
-    async def _list_prompts(self, refresh: bool) -> list[Prompt]:
+    async def _list_prompts(self, refresh: bool | None) -> list[Prompt]:
         def convert(item: Any) -> Prompt:
             arguments = [PromptArgument(a.name, a.description, bool(a.required)) for a in item.arguments or []]
             return Prompt(name=item.name, client=self, title=item.title,  # type: ignore[arg-type]

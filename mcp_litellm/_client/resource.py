@@ -185,7 +185,7 @@ class ResourcesMixin(ListingMixin):
 
     # -- resources ---------------------------------------------------------------------------------------
 
-    async def _list_resources(self, refresh: bool) -> list[Resource]:
+    async def _list_resources(self, refresh: bool | None) -> list[Resource]:
         def convert(item: Any) -> Resource:
             return Resource(uri=str(item.uri), name=item.name, client=self, title=item.title,  # type: ignore[arg-type]
                             description=item.description, mime_type=item.mime_type, size=item.size,
@@ -242,7 +242,7 @@ class ResourcesMixin(ListingMixin):
 
     # -- templates ---------------------------------------------------------------------------------------
 
-    async def _list_templates(self, refresh: bool) -> list[ResourceTemplate]:
+    async def _list_templates(self, refresh: bool | None) -> list[ResourceTemplate]:
         def convert(item: Any) -> ResourceTemplate:
             return ResourceTemplate(uri_template=item.uri_template, name=item.name, client=self,  # type: ignore[arg-type]
                                     title=item.title, description=item.description, mime_type=item.mime_type,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from mcp_types import ImageContent, TextContent
@@ -153,3 +154,38 @@ def test_keywords_named_timeout_go_to_a_tool_that_declares_them():
             client.tool("nap").execute(seconds=5, timeout=0.2)
     finally:
         client.stop()
+
+
+def counting_server(ttl_ms: int | None, calls: list[str]) -> Any:
+    """A low-level server whose tools/list says how long it may be cached (``ttl_ms``; None: it says nothing)."""
+    from mcp.server.lowlevel.server import Server
+    from mcp_types import CallToolResult, ListToolsResult, TextContent
+    from mcp_types import Tool as SdkTool
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        calls.append("list")
+        tools = [SdkTool(name="ping_me", description="pong", input_schema={"type": "object"})]
+        return ListToolsResult(tools=tools) if ttl_ms is None else ListToolsResult(tools=tools, ttl_ms=ttl_ms)
+
+    async def call_tool(ctx: Any, params: Any) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text="pong")])
+
+    return Server("counting", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_list_caching_follows_the_servers_ttl_hint(protocol):
+    for ttl_ms, lists_expected in ((0, 3), (60_000, 1)):
+        calls: list[str] = []
+        client = ml.client("counting", "memory", {"server": counting_server(ttl_ms, calls)}, protocol=protocol)
+        try:
+            client.tools()
+            client.tools()
+            assert client.execute_tool("ping_me").text == "pong"  # a lookup by name takes the cached list
+            client.tools()
+            modern = not client.protocol_version.startswith(("2024", "2025"))
+            assert modern == (protocol == "auto")
+            # ttlMs is a 2026-07-28 field: 2025-era servers do not send it, and their lists stay cached
+            assert calls.count("list") == (lists_expected if modern else 1), (protocol, ttl_ms, calls)
+        finally:
+            client.stop()
