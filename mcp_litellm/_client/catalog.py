@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mcp_types import CallToolResult
+from mcp_types import URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
 from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._client.loop import run_async, run_sync
@@ -23,11 +23,12 @@ from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.prompt import PromptsMixin
 from mcp_litellm._client.resource import ResourcesMixin
 from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
-from mcp_litellm._core.errors import ConfigError, NotFoundError
+from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
 
 if TYPE_CHECKING:
     from mcp_litellm._client.connection import Connection
+    from mcp_litellm._client.features import ClientFeatures
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
@@ -94,7 +95,8 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
     _catalog_cache: dict[str, Any]
     _progress_handlers: list[ProgressHandler]
 
-    if TYPE_CHECKING:  # provided by the client core and FeaturesMixin (stubs here would shadow them)
+    if TYPE_CHECKING:  # provided by the client core (stubs here would shadow it)
+        _features: ClientFeatures
         def _require_connection(self) -> Connection: ...
         async def _connected(self) -> Connection: ...
         def _timeout(self, timeout: float | None) -> float: ...
@@ -174,13 +176,36 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
             return called
 
         try:
-            result = await connection.request("tools/call", call, self._timeout(timeout))
+            try:
+                result = await connection.request("tools/call", call, self._timeout(timeout))
+            except ServerError as error:
+                if error.code != URL_ELICITATION_REQUIRED:
+                    raise
+                await self._complete_url_elicitations(error)  # raises unless the user took every URL
+                result = await connection.request("tools/call", call, self._timeout(timeout))  # once
         except RuntimeError as exc:  # the SDK's output-schema check
             if not str(exc).startswith(_OUTPUT_SCHEMA_ERRORS) and "output schema" not in str(exc):
                 raise
             return ToolResult.error(f"Error: the tool's result did not match its output schema: {exc}",
                                     tool.mcp_name)
         return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars)
+
+    async def _complete_url_elicitations(self, error: ServerError) -> None:
+        """A server answered -32042 (URL elicitation required, 2025-11-25): hand each URL request to the
+        elicitation handler; the call is then retried once. Raises ``error``, with the URLs and why, when
+        the user did not take them all."""
+        data = error.data if isinstance(error.data, dict) else {}
+        try:
+            requests = [ElicitRequestURLParams.model_validate(item) for item in data.get("elicitations") or []]
+        except ValueError:
+            requests = []
+        if not requests:
+            raise error
+        why = await self._features.elicit_urls(requests)
+        if why is not None:
+            urls = ", ".join(str(request.url) for request in requests)
+            raise ServerError(error.code, f"{error.message}: the server needs the user to open {urls}; {why}",
+                              error.data, method=error.method) from error
 
     def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> Any:
         handlers = [(on_progress, False)] if on_progress else []

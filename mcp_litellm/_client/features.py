@@ -58,6 +58,13 @@ class ClientFeatures(Protocol):
     async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         """A denial reason, or ``None`` to let the call run."""
 
+    async def elicit_urls(self, requests: list[Any]) -> str | None:
+        """Ask the user through the elicitation handler to open each URL a server requires (error -32042);
+        ``None`` when every one was accepted, else why not."""
+
+    def elicitation_completed(self, elicitation_id: str) -> None:
+        """The server says an out-of-band (URL) elicitation completed (``notifications/elicitation/complete``)."""
+
 
 FeatureFactory = Callable[[FeatureHost, "dict[str, Any]"], ClientFeatures]
 """``factory(client, options)``: consumes the feature options it knows from ``options``."""

@@ -33,6 +33,7 @@ from mcp_litellm._core.types import HookResult
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
     from mcp_litellm._client.connection import Connection, SessionOptions
+    from mcp_litellm._client.features import ClientFeatures
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -74,6 +75,7 @@ class NotificationsMixin(ListingMixin):
     """Handler registration and the session-side plumbing that feeds the handlers."""
 
     _connection: Connection | None
+    _features: ClientFeatures
     _progress_handlers: list[Any]
 
     # -- hooks of the client core --------------------------------------------------------------------
@@ -164,6 +166,8 @@ class NotificationsMixin(ListingMixin):
             logger.debug("server %r: %s list changed", self.name, kind)
             for handler in list(self._list_changed_handlers):
                 self._spawn(handler, kind)
+        elif isinstance(message, types.ElicitCompleteNotification):
+            self._features.elicitation_completed(str(message.params.elicitation_id))
         elif isinstance(message, types.ResourceUpdatedNotification):
             uri = str(message.params.uri)
             self._catalog_cache.get("contents", {}).pop(uri, None)

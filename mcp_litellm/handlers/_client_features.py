@@ -31,6 +31,7 @@ from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm.handlers import _settings
 from mcp_litellm.handlers._approval import decide_tool_call
 from mcp_litellm.handlers._elicitation import ElicitationRunner
+from mcp_litellm.handlers._registry import ElicitationRegistry
 from mcp_litellm.handlers._sampling import SamplingRunner
 from mcp_litellm.handlers._settings import ElicitationSettings, HandlerSpec, SamplingSettings
 
@@ -166,6 +167,31 @@ class ClientFeatureSet:
             await connection.request("notifications/roots/list_changed", notify, host._timeout(None))
         except MCPLiteLLMError as exc:
             logger.warning("could not tell server %r that the roots changed: %s", host.name, exc)
+
+    # -- URL elicitations a server requires (JSON-RPC error -32042) -------------------------------------
+
+    async def elicit_urls(self, requests: list[Any]) -> str | None:
+        """Ask the elicitation handler about each URL request; ``None`` when all were accepted, else why not."""
+        if not self._elicitation_settings.enabled or self._elicitation_settings.handler is None:
+            return "no elicitation handler is registered (client.on_elicitation(...)) to ask the user"
+        for request in requests:
+            answer = await self._elicitation_runner.respond(request)
+            action = getattr(answer, "action", None)
+            if action != "accept":
+                return f"the elicitation handler answered {action or 'with an error'} for {request.url}"
+        return None
+
+    def elicitation_completed(self, elicitation_id: str) -> None:
+        """Complete a URL elicitation the handler deferred, and tell a handler class that defines
+        ``on_complete(elicitation_id)``."""
+        ElicitationRegistry.complete(elicitation_id)
+        spec = self._elicitation_settings.handler
+        hook = getattr(spec.handler, "on_complete", None) if spec is not None else None
+        if callable(hook) and isinstance(spec.handler, type):  # type: ignore[union-attr]
+            try:
+                hook(elicitation_id)
+            except Exception:
+                logger.exception("on_complete of the elicitation handler of server %r failed", self._host.name)
 
     # -- tool-call approval ------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult
+from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult
 
 import mcp_litellm as ml
 from mcp_litellm.handlers import ElicitationRegistry
@@ -240,3 +240,45 @@ def test_elicitation_is_off_by_default_and_refused(make_client, protocol):
 def test_enabled_without_a_handler_is_refused_clearly(make_client):
     client = make_client("memory", elicitation=True)
     assert "no elicitation handler is registered" in refusal(client, "elicit_form")
+
+
+def test_elicitation_complete_notification_reaches_the_handler_and_a_deferred_url_request():
+    """notifications/elicitation/complete (2025-11-25): a deferred URL elicitation is completed by it, and a
+    handler class that defines on_complete hears about it."""
+    server = MCPServer("consent")
+
+    @server.tool(description="Ask the user to open a URL, then say the out-of-band flow completed.")
+    async def consent(ctx: Context) -> str:
+        request = ElicitRequest(params=ElicitRequestURLParams(mode="url", message="Open it", url="https://x.example/c",
+                                                              elicitation_id="consent-7"))
+
+        async def finish_later() -> None:
+            import anyio
+
+            await anyio.sleep(0.3)
+            await ctx.session.send_elicit_complete("consent-7")
+
+        import anyio
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(finish_later)
+            result = await ctx.session.send_request(request, ElicitResult)
+        return json.dumps({"action": result.action})
+
+    completed: list[str] = []
+
+    class Browser(ml.handlers.ElicitationHandler):
+        def execute(self) -> ml.handlers.Decision:
+            return self.defer(timeout=10)  # wait for the server to say the user finished
+
+        @classmethod
+        def on_complete(cls, elicitation_id: str) -> None:
+            completed.append(elicitation_id)
+
+    client = ml.client("consent", "memory", {"server": server}, protocol="legacy", elicitation=Browser)
+    try:
+        out = result_json(client.execute_tool("consent"))
+        assert out == {"action": "accept"}, "the completion notification accepted the deferred URL request"
+        assert completed == ["consent-7"]
+    finally:
+        client.stop()

@@ -98,3 +98,31 @@ def test_invalid_form_content_is_refused_to_the_server(everything_js):
             text = exc.message
         assert "does not match the requested schema" in text and "integer" in text
         assert client.ping()
+
+
+def test_url_elicitation_required_error_reaches_the_handler_and_the_call_is_retried(everything_js):
+    seen = []
+
+    def accept(elicitation):
+        seen.append((elicitation.mode, elicitation.url, elicitation.id))
+        return True
+
+    with everything(everything_js, protocol="legacy", elicitation=accept) as client:
+        tool_names(client, {"trigger-url-elicitation"})
+        result = client.execute_tool("trigger-url-elicitation", {"url": "https://example.com/consent",
+                                                                 "elicitationId": "err-1", "errorPath": True})
+        assert not result.is_error, result.text
+        assert "accept" in result.text.lower()
+        mode, url, eid = seen[0]  # the -32042 error's URL request (the server's own prerequisite link)
+        assert mode == "url" and url.startswith("https://") and eid
+        assert len(seen) == 2, "the retried call ran (it asked once more, through the request path)"
+
+
+def test_url_elicitation_required_without_a_taker_names_the_url(everything_js):
+    with everything(everything_js, protocol="legacy", elicitation=lambda e: False) as client:
+        tool_names(client, {"trigger-url-elicitation"})
+        with pytest.raises(ml.ServerError, match=r"needs the user to open https://\S+; .*answered decline") as info:
+            client.execute_tool("trigger-url-elicitation", {"url": "https://example.com/x", "elicitationId": "e2",
+                                                            "errorPath": True})
+        assert info.value.code == -32042
+        assert client.is_alive()
