@@ -27,7 +27,7 @@ from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportErro
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
-from mcp_litellm._transports import canonical_transport_name
+from mcp_litellm._transports import canonical_transport_name, infer_transport
 from mcp_litellm._transports.stdio import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
@@ -54,7 +54,9 @@ class Client(CatalogMixin):
     Args:
         name: a short name for the server; used in logs, errors and (with ``with_prefix``) tool names.
         transport_type: ``"stdio"``, ``"streamable"`` (aliases ``"streamable_http"``, ``"http"``),
-            ``"sse"``, ``"memory"``, or a name added with :func:`register_transport`.
+            ``"sse"``, ``"memory"``, or a name added with :func:`register_transport`. Left out, it is
+            inferred from ``config`` as config files do: ``command`` -> stdio, ``url`` -> streamable HTTP
+            (SSE for a path ending in ``/sse``), ``server`` -> memory.
         config: the transport's settings: ``command``/``args``/``env``/``cwd`` for stdio;
             ``url``/``headers``/``timeout``/``auth`` for HTTP; ``server`` for memory.
         start: connect immediately (blocking). Pass ``False`` and use ``await client.astart()`` or
@@ -76,7 +78,7 @@ class Client(CatalogMixin):
     def __init__(
         self,
         name: str,
-        transport_type: TransportName = "stdio",
+        transport_type: TransportName | None = None,
         config: Mapping[str, Any] | None = None,
         *,
         start: bool = True,
@@ -103,7 +105,7 @@ class Client(CatalogMixin):
         if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
             raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, got {protocol!r}")
         self.name = name
-        self.transport_type = canonical_transport_name(transport_type)
+        self.transport_type = canonical_transport_name(transport_type or infer_transport(config or {}) or "stdio")
         self.config: Mapping[str, Any] = dict(config or {})
         self.request_timeout = float(request_timeout)
         self.protocol = protocol

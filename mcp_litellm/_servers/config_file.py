@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
+from mcp_litellm._transports import infer_transport
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -401,17 +401,11 @@ def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
             return custom
         raise reader.error(key, f"unknown transport {value!r}; valid: stdio, streamable-http, http, sse, memory "
                                 "(or a name added with register_transport)")
-    if "command" in entry:
-        return "stdio"
-    if "httpUrl" in entry:
+    if "httpUrl" in entry and "command" not in entry:
         return "streamable"
-    if url_key is not None:  # "url" or "serverUrl" (an "httpUrl" returned above)
-        url = entry[url_key]
-        if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse"):
-            return "sse"
-        return "streamable"
-    if "server" in entry:
-        return "memory"
+    inferred = infer_transport({**entry, "url": entry[url_key]} if url_key is not None else entry)
+    if inferred is not None:
+        return inferred
     raise reader.error(None, "needs 'command' (a local stdio server) or 'url' (a remote server)")
 
 

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeAlias
+from urllib.parse import urlsplit
 
 from mcp_litellm._core.errors import ConfigError
 
@@ -42,6 +43,19 @@ def _table() -> dict[str, TransportFactory]:
             for name, factory in _builtin_factories().items():
                 _factories.setdefault(name, factory)
         return _factories
+
+
+def infer_transport(config: Mapping[str, Any]) -> str | None:
+    """The transport a config implies, as config files read it: ``command`` -> stdio; ``url`` -> streamable
+    HTTP, or SSE when its path ends in ``/sse``; ``server`` -> memory. ``None`` when it implies none."""
+    if "command" in config:
+        return "stdio"
+    if "url" in config:
+        url = config["url"]
+        return "sse" if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse") else "streamable"
+    if "server" in config:
+        return "memory"
+    return None
 
 
 def transport_names() -> list[str]:

@@ -294,3 +294,23 @@ def test_sync_tools_of_an_in_process_server_reuse_worker_threads():
         assert len(threads) <= 2, f"30 sequential calls ran on {len(threads)} different threads"
     finally:
         client.stop()
+
+
+def test_the_transport_is_inferred_from_the_config_when_not_given(fixture_http):
+    from tests.servers.fixture_server import build_server
+
+    configs = {
+        "streamable": {"url": fixture_http["streamable-http"]},
+        "sse": {"url": fixture_http["sse"]},
+        "stdio": {"command": sys.executable, "args": [str(FIXTURE_SERVER)]},
+        "memory": {"server": build_server()},
+    }
+    for expected, config in configs.items():
+        client = ml.client(f"inferred-{expected}", config=config)
+        try:
+            assert client.transport_type == expected
+            assert client.execute_tool("add", {"a": 2, "b": 3}).text == "5"
+        finally:
+            client.stop()
+    with pytest.raises(ml.ConfigError, match="command"):
+        ml.client("nothing", config={})  # nothing to infer from: stdio, which needs a command

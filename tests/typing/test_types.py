@@ -64,6 +64,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_layer_contract_holds_and_catches_an_import_against_the_layers(tmp_path: Path) -> None:
+    pytest.importorskip("importlinter", reason="import-linter runs on Python 3.11+ (CI checks the layers there)")
     assert lint_imports(ROOT).returncode == 0
     copy = tmp_path / "tree"
     shutil.copytree(ROOT / "mcp_litellm", copy / "mcp_litellm", ignore=shutil.ignore_patterns("__pycache__"))
