@@ -127,7 +127,8 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         )
 
     def tools(self, refresh: bool = False) -> list[Tool]:
-        """The server's tools (fetched once, then cached until ``refresh=True`` or a list_changed)."""
+        """The server's tools (fetched once, then cached until ``refresh=True``, a list_changed, or the
+        server's ``ttlMs`` runs out)."""
         return run_sync(self._list_tools(refresh))
 
     async def atools(self, refresh: bool = False) -> list[Tool]:

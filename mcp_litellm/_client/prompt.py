@@ -131,7 +131,8 @@ class PromptsMixin(ListingMixin):
                                        lambda c, cursor: c.list_prompts(cursor=cursor), convert, refresh)
 
     def prompts(self, refresh: bool = False) -> list[Prompt]:
-        """The server's prompts (fetched once, then cached until ``refresh=True`` or a list_changed)."""
+        """The server's prompts (fetched once, then cached until ``refresh=True``, a list_changed, or the
+        server's ``ttlMs`` runs out)."""
         return run_sync(self._list_prompts(refresh))
 
     async def aprompts(self, refresh: bool = False) -> list[Prompt]:

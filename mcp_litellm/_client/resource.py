@@ -195,7 +195,8 @@ class ResourcesMixin(ListingMixin):
                                        lambda c, cursor: c.list_resources(cursor=cursor), convert, refresh)
 
     def resources(self, refresh: bool = False) -> list[Resource]:
-        """The server's resources (fetched once, then cached until ``refresh=True`` or a list_changed)."""
+        """The server's resources (fetched once, then cached until ``refresh=True``, a list_changed, or the
+        server's ``ttlMs`` runs out)."""
         return run_sync(self._list_resources(refresh))
 
     async def aresources(self, refresh: bool = False) -> list[Resource]:

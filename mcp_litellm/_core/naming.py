@@ -8,20 +8,28 @@ import re
 MAX_NAME = 64
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 PREFIX_SEPARATOR = "__"
+_MIN_PREFIX = 3
+"""Characters of a shortened server prefix kept before its hash (below that, the tool name is cut instead)."""
 
 
 def safe_tool_name(name: str, prefix: str | None = None) -> str:
     """Make ``name`` (optionally ``"{prefix}__{name}"``) provider-safe.
 
-    Characters outside ``[a-zA-Z0-9_-]`` become ``_``; a name longer than 64 characters is cut and
-    given a short hash of the full original, so two long names that share a start stay distinct and
-    the same input always gives the same output.
+    Characters outside ``[a-zA-Z0-9_-]`` become ``_``; a name longer than 64 characters gets a short hash
+    of the full original, so two long names that share a start stay distinct and the same input always
+    gives the same output. With a prefix, the prefix is shortened first and the tool's own name kept
+    whole (``long_server_na_1a2b3c4d__search_documents``); only a tool name too long for that is cut.
     """
     full = f"{prefix}{PREFIX_SEPARATOR}{name}" if prefix else name
     cleaned = _UNSAFE.sub("_", full) or "_"
     if len(cleaned) <= MAX_NAME:
         return cleaned
     digest = hashlib.sha256(full.encode("utf-8")).hexdigest()[:8]
+    if prefix:  # a long server name gives way first: the tool's own name is what the model reads
+        tool = _UNSAFE.sub("_", name) or "_"
+        room = MAX_NAME - len(tool) - len(PREFIX_SEPARATOR) - len(digest) - 1
+        if room >= _MIN_PREFIX:
+            return f"{_UNSAFE.sub('_', prefix)[:room]}_{digest}{PREFIX_SEPARATOR}{tool}"
     return f"{cleaned[: MAX_NAME - len(digest) - 1]}_{digest}"
 
 

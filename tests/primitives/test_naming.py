@@ -133,3 +133,15 @@ def test_a_group_prefixes_the_distinct_names():
         assert names[("one", "a.b")] == "a_b_" + _digest("a.b"), "no collision across servers: no prefix"
         for tool in group.tools():
             assert tool.execute().text == f"ran {tool.mcp_name}"
+
+
+def test_a_long_server_prefix_gives_way_to_the_tool_name():
+    server = "a-very-long-server-name-for-the-company-wide-documentation-search"
+    name = safe_tool_name("search_documents", server)
+    assert name.endswith("__search_documents") and len(name) <= 64
+    assert name.startswith("a-very-long-server")
+    assert name == safe_tool_name("search_documents", server), "stable"
+    assert name != safe_tool_name("search_documents", server + "-2"), "distinct servers stay distinct"
+    huge_tool = "t" * 70
+    cut = safe_tool_name(huge_tool, server)
+    assert len(cut) == 64 and cut != safe_tool_name(huge_tool + "x", server)

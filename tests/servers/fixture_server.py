@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Annotated, Any
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
 from mcp_types import (
@@ -51,7 +52,9 @@ class Person(BaseModel):
 
 
 def build_server(name: str = "fixture") -> MCPServer:
-    server = MCPServer(name, instructions="A test server for mcp-litellm.", version="1.2.3", log_level="WARNING")
+    lists = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+    server = MCPServer(name, instructions="A test server for mcp-litellm.", version="1.2.3", log_level="WARNING",
+                       cache_hints={method: CacheHint(ttl_ms=600_000) for method in lists})  # stable catalogs
 
     @server.tool(description="Add two integers.")
     def add(a: int, b: int) -> int:
