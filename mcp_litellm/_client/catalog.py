@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult
 
+from mcp_litellm._client import tasks as _tasks
 from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
@@ -73,6 +74,37 @@ def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
     return tools
 
 
+def _task_support(sdk_tool: Any) -> str:
+    execution = getattr(sdk_tool, "execution", None)
+    support = getattr(execution, "task_support", None)
+    return support if support in ("optional", "required") else "forbidden"
+
+
+def _runs_as_task(tool: Tool, asked: bool | None, server: str) -> bool:
+    """Whether a call of ``tool`` is sent as a task; ``ConfigError`` for a task the tool does not allow."""
+    if asked and tool.task_support == "forbidden":
+        raise ConfigError(f"tool {tool.mcp_name!r} of server {server!r} cannot run as a task (its taskSupport is "
+                          "'forbidden'); call it without task=True / start_task")
+    if asked is False and tool.task_support == "required":
+        raise ConfigError(f"tool {tool.mcp_name!r} of server {server!r} runs only as a task (its taskSupport is "
+                          "'required'); call it without task=False")
+    return tool.task_support == "required" or (bool(asked) and tool.task_support == "optional")
+
+
+def _status_as_progress(progress: Any) -> Any:
+    """Report a task's status changes through the call's progress callback: ``(n, None, message)``."""
+    if progress is None:
+        return None
+    seen = 0
+
+    async def report(state: _tasks.TaskState) -> None:
+        nonlocal seen
+        seen += 1
+        await progress(float(seen), None, state.status_message or state.status)
+
+    return report
+
+
 def _accepts_four(fn: Any) -> bool:
     """Whether a progress handler takes a fourth positional argument (the tool name)."""
     try:
@@ -122,6 +154,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
             output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None,
             annotations=_with_spec_defaults(sdk_tool.annotations),
             client=self,  # type: ignore[arg-type]
+            task_support=_task_support(sdk_tool),
         )
 
     def tools(self, refresh: bool = False) -> list[Tool]:
@@ -152,26 +185,42 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         """Async twin of :meth:`tool`."""
         return await run_async(self._find_tool(name, refresh))
 
-    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: ProgressHandler | None) -> ToolResult:
+    async def _resolve_tool(self, name: str | Tool,
+                            parameters: Mapping[str, Any] | None) -> tuple[Tool, dict[str, Any]]:
         if parameters is not None and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
         if isinstance(name, Tool) and name.client is self:
-            tool = name  # a Tool calls itself: no lookup, so no name can stand for another tool
-        else:
-            tool = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False)
-        arguments = dict(parameters or {})
+            return name, dict(parameters or {})  # a Tool calls itself: no lookup, so no name can stand for another
+        return await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False), dict(parameters or {})
+
+    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+                       on_progress: ProgressHandler | None, task: bool | None = None) -> ToolResult:
+        tool, arguments = await self._resolve_tool(name, parameters)
+        as_task = _runs_as_task(tool, task, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
         connection = await self._connected()
         progress = self._progress_callback(tool.mcp_name, on_progress)
+        report = _status_as_progress(progress)
         meta = self._request_meta()
 
         async def call(client: Any) -> CallToolResult:
-            called: CallToolResult = await client.call_tool(tool.mcp_name, arguments, progress_callback=progress,
-                                                            meta=meta)
-            return called
+            token = _tasks.status_reporter.set(report)  # a 2026-07-28 server may make a task of any call
+            try:
+                if not as_task:
+                    called: CallToolResult = await client.call_tool(tool.mcp_name, arguments,
+                                                                    progress_callback=progress, meta=meta)
+                    return called
+                made = await _tasks.create(client.session, tool.mcp_name, arguments, ttl=None, meta=meta,
+                                          progress=progress)
+                if isinstance(made, CallToolResult):
+                    return made
+                if report is not None:
+                    await report(made)
+                return await _tasks.run(client.session, made, report)
+            finally:
+                _tasks.status_reporter.reset(token)
 
         try:
             result = await connection.request("tools/call", call, self._timeout(timeout))
@@ -198,17 +247,94 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         return progress
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None,
+                     task: bool | None = None) -> ToolResult:
         """Call tool ``name`` with ``parameters``; returns a :class:`ToolResult` (``is_error`` for tool errors).
 
         ``name`` is the tool's LiteLLM name or the server's name for it, or a :class:`Tool` of this client.
+        A tool whose ``task_support`` is ``"required"`` (or ``"optional"`` with ``task=True``) runs as a
+        task: status messages go to ``on_progress``; a timeout or cancellation cancels the task.
 
         Raises ``NotFoundError`` for an unknown name, ``TimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
-        return run_sync(self._execute(name, parameters, timeout, on_progress))
+        return run_sync(self._execute(name, parameters, timeout, on_progress, task))
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                            timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+                            timeout: float | None = None, on_progress: ProgressHandler | None = None,
+                            task: bool | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress))
+        return await run_async(self._execute(name, parameters, timeout, on_progress, task))
+
+    # -- tasks -----------------------------------------------------------------------------------
+
+    async def _start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None, ttl: float | None,
+                          timeout: float | None) -> _tasks.Task:
+        tool, arguments = await self._resolve_tool(name, parameters)
+        _runs_as_task(tool, True, self.name)
+        if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
+            raise ConfigError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
+        denial = await self._approve_tool_call(tool, arguments)
+        if denial is not None:
+            state = _tasks.TaskState(task_id="", status="failed", status_message=f"denied: {denial}")
+            return _tasks.Task(self, tool.mcp_name, state,  # type: ignore[arg-type]
+                              ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name))
+        connection = await self._connected()
+        meta = self._request_meta()
+
+        async def call(client: Any) -> _tasks.TaskState | CallToolResult:
+            return await _tasks.create(client.session, tool.mcp_name, arguments, ttl=ttl, meta=meta, progress=None)
+
+        made = await connection.request("tools/call", call, self._timeout(timeout))
+        if isinstance(made, CallToolResult):  # the server ran the call at once
+            return _tasks.Task(self, tool.mcp_name, _tasks.TaskState(task_id="", status="completed"),  # type: ignore[arg-type]
+                              ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars))
+        return _tasks.Task(self, tool.mcp_name, made)  # type: ignore[arg-type]
+
+    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                   ttl: float | None = None, timeout: float | None = None) -> _tasks.Task:
+        """Start tool ``name`` as a task and return its :class:`~mcp_litellm.Task` (see ``Tool.start_task``).
+
+        ``ttl``: seconds the server should keep the task; ``timeout``: seconds for creating it.
+        A tool whose ``task_support`` is ``"forbidden"`` raises ``ConfigError``.
+        """
+        return run_sync(self._start_task(name, parameters, ttl, timeout))
+
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                          ttl: float | None = None, timeout: float | None = None) -> _tasks.Task:
+        """Async twin of :meth:`start_task`."""
+        return await run_async(self._start_task(name, parameters, ttl, timeout))
+
+    async def _list_tasks(self) -> list[_tasks.Task]:
+        connection = await self._connected()
+
+        async def call(client: Any) -> list[_tasks.TaskState]:
+            if _tasks.is_modern(client.session):
+                raise ConfigError(f"server {self.name!r} speaks 2026-07-28, where tasks cannot be listed "
+                                  "(the tasks extension has no tasks/list); keep the Task handles you start")
+            capabilities = client.server_capabilities.tasks
+            if capabilities is None or capabilities.list is None:
+                raise ConfigError(f"server {self.name!r} does not offer task listing (no tasks.list capability)")
+            found: list[_tasks.TaskState] = []
+            cursor: str | None = None
+            for _ in range(MAX_PAGES):
+                page, cursor = await _tasks.list_page(client.session, cursor)
+                found += page
+                if cursor is None:
+                    break
+            return found
+
+        states = await connection.request("tasks/list", call, self._timeout(None))
+        return [_tasks.Task(self, "", state) for state in states]  # type: ignore[arg-type]
+
+    def tasks(self) -> list[_tasks.Task]:
+        """The server's tasks (``tasks/list``; 2025-11-25 servers with the ``tasks.list`` capability).
+
+        Their ``tool_name`` is empty: the listing does not say which tool a task runs. Raises
+        ``ConfigError`` for a server that cannot list tasks.
+        """
+        return run_sync(self._list_tasks())
+
+    async def atasks(self) -> list[_tasks.Task]:
+        """Async twin of :meth:`tasks`."""
+        return await run_async(self._list_tasks())
