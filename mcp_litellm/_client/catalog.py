@@ -196,11 +196,12 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
     async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
                        on_progress: ProgressHandler | None, task: bool | None = None) -> ToolResult:
         tool, arguments = await self._resolve_tool(name, parameters)
-        as_task = _runs_as_task(tool, task, self.name)
+        connection = await self._connected()
+        # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
+        as_task = not _tasks.is_modern(connection.client.session) and _runs_as_task(tool, task, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
-        connection = await self._connected()
         progress = self._progress_callback(tool.mcp_name, on_progress)
         report = _status_as_progress(progress)
         meta = self._request_meta()
@@ -270,16 +271,17 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
 
     async def _start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None, ttl: float | None,
                           timeout: float | None) -> _tasks.Task:
-        tool, arguments = await self._resolve_tool(name, parameters)
-        _runs_as_task(tool, True, self.name)
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
             raise ConfigError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
+        tool, arguments = await self._resolve_tool(name, parameters)
+        connection = await self._connected()
+        if not _tasks.is_modern(connection.client.session):
+            _runs_as_task(tool, True, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             state = _tasks.TaskState(task_id="", status="failed", status_message=f"denied: {denial}")
             return _tasks.Task(self, tool.mcp_name, state,  # type: ignore[arg-type]
-                              ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name))
-        connection = await self._connected()
+                               ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name))
         meta = self._request_meta()
 
         async def call(client: Any) -> _tasks.TaskState | CallToolResult:

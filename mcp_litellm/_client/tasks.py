@@ -291,7 +291,10 @@ async def run(session: ClientSession, state: TaskState, report: StatusCallback |
 async def _resolve_claimed(created: CreatedTask, context: ClaimContext) -> CallToolResult:
     """A 2026-07-28 server made a task of a plain ``tools/call``: finish it like any task."""
     state = TaskState.parse(created.model_dump(by_alias=True, mode="json"))
-    return await run(context.session, state, status_reporter.get())
+    report = status_reporter.get()
+    if report is not None:
+        await report(state)
+    return await run(context.session, state, report)
 
 
 class TasksExtension(ClientExtension):
