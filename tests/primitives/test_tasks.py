@@ -194,3 +194,25 @@ def test_a_task_past_its_lifetime_says_so(task_server):
         task.result()
     with pytest.raises(ml.ConfigError, match="outlived its lifetime"):
         task.refresh()
+
+
+@pytest.mark.parametrize("protocol", ERAS)
+def test_sdk_ctrl_c_cancels_the_task(task_server, protocol):
+    import os
+    import signal
+    import threading
+
+    client, server = task_server(protocol)
+    tool = client.tool("research")
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tool.execute(topic="interrupted", steps=500, delay=0.05)
+    finally:
+        timer.cancel()
+    deadline = time.monotonic() + 5
+    while not server.tasks.cancelled and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(server.tasks.cancelled) == 1
+    assert server.tasks.jobs[server.tasks.cancelled[0]].status == "cancelled"
