@@ -256,6 +256,12 @@ async def wait(session: ClientSession, state: TaskState, report: StatusCallback 
     """Poll ``tasks/get`` at the server's interval until the task ends; ``report`` sees every change."""
     last = state.status_message or state.status
     while not state.done:
+        if state.status == "input_required":
+            if not is_modern(session):
+                return state  # tasks/result lets the server ask (elicitation, sampling) and then answers
+            raise ServerError(-32603, f"task {state.task_id!r} needs input from the client (tasks/update), which "
+                              "mcp-litellm does not support yet on 2026-07-28",
+                              method="tasks/get")
         await asyncio.sleep(state.wait_time())
         state = await get(session, state.task_id)
         said = state.status_message or state.status

@@ -216,3 +216,22 @@ def test_sdk_ctrl_c_cancels_the_task(task_server, protocol):
         time.sleep(0.05)
     assert len(server.tasks.cancelled) == 1
     assert server.tasks.jobs[server.tasks.cancelled[0]].status == "cancelled"
+
+
+def test_everything_input_required_reaches_the_elicitation_handler(everything_js):
+    asked: list[str] = []
+
+    def answer(elicitation: Any) -> dict[str, Any]:
+        asked.append(elicitation.message)
+        return {"action": "accept", "content": {"interpretation": "snake"}}
+
+    client = ml.client("everything", "stdio", {"command": "node", "args": [str(everything_js)]}, elicitation=answer)
+    try:
+        seen: list[str | None] = []
+        result = client.tool("simulate-research-query").execute(
+            topic="python", ambiguous=True, timeout=30, on_progress=lambda p, t, m: seen.append(m))
+        assert "Clarification**: snake" in result.text and not result.is_error
+        assert len(asked) == 1 and "multiple interpretations" in asked[0]
+        assert any("Requesting clarification" in (m or "") for m in seen)
+    finally:
+        client.stop()
