@@ -235,3 +235,36 @@ def test_everything_input_required_reaches_the_elicitation_handler(everything_js
         assert any("Requesting clarification" in (m or "") for m in seen)
     finally:
         client.stop()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "streamable"])
+@pytest.mark.parametrize("protocol", ERAS)
+def test_sdk_tasks_over_real_transports(transport, protocol):
+    import sys
+
+    from tests.conftest import ROOT, free_port, start_http_server, stop_process
+
+    script = str(ROOT / "tests/servers/task_server.py")
+    process = None
+    if transport == "stdio":
+        client = ml.client("tasks", "stdio", {"command": sys.executable, "args": [script]}, protocol=protocol)
+    else:
+        port = free_port()
+        process = start_http_server([sys.executable, script, "streamable-http", "--port", str(port)], port)
+        client = ml.client("tasks", "streamable", {"url": f"http://127.0.0.1:{port}/mcp"}, protocol=protocol)
+    try:
+        seen: list[str | None] = []
+        result = client.tool("research").execute(topic="wire", steps=2, on_progress=lambda p, t, m: seen.append(m))
+        assert result.text == "research done: wire" and seen[-1] == "done"
+        task = client.tool("research").start_task(topic="later", steps=500)
+        assert task.refresh().status == "working"
+        with pytest.raises(ml.TimeoutError):
+            client.tool("research").execute(topic="slow", steps=500, timeout=0.5)
+        task.cancel()
+        time.sleep(0.3)
+        cancelled = client.tool("cancelled_tasks").execute().structured
+        assert cancelled is not None and len(cancelled["result"]) == 2 and task.id in cancelled["result"]
+    finally:
+        client.stop()
+        if process is not None:
+            stop_process(process)

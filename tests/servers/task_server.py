@@ -207,4 +207,4 @@ if __name__ == "__main__":
         build_server().run("stdio")
     else:
         port = int(sys.argv[sys.argv.index("--port") + 1])
-        build_server().run(transport, host="127.0.0.1", port=port)  # type: ignore[arg-type]
+        build_server().run(transport, host="127.0.0.1", port=port)  # type: ignore[call-overload]
