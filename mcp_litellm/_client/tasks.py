@@ -243,7 +243,9 @@ async def fetch_result(session: ClientSession, state: TaskState) -> CallToolResu
         if state.result is not None:
             return CallToolResult.model_validate(state.result, by_alias=True)
         if state.error is not None:
-            raise ServerError(int(state.error.get("code", -32603)), str(state.error.get("message", "task failed")),
+            code = state.error.get("code")
+            raise ServerError(code if isinstance(code, int) else -32603,
+                              str(state.error.get("message") or f"task {state.task_id!r} failed"),
                               state.error.get("data"), method="tasks/get")
         raise ServerError(-32603, f"task {state.task_id!r} ended {state.status} without a result",
                           method="tasks/get")

@@ -268,3 +268,24 @@ def test_sdk_tasks_over_real_transports(transport, protocol):
         client.stop()
         if process is not None:
             stop_process(process)
+
+
+@pytest.mark.parametrize("protocol", ERAS)
+def test_sdk_failed_task_and_tool_error(task_server, protocol):
+    client, _ = task_server(protocol)
+    tool = client.tool("research")
+    with pytest.raises(ml.ServerError, match="the job broke"):
+        tool.execute(topic="x", steps=1, fail=True)
+    task = tool.start_task(topic="x", steps=1, fail=True)
+    with pytest.raises(ml.ServerError, match="the job broke"):
+        task.result(timeout=10)
+    assert task.status == "failed"
+    result = tool.execute(topic="x", steps=1, tool_error=True)  # a tool error is a completed task
+    assert result.is_error and "bad topic" in result.text
+
+
+def test_a_tool_argument_called_task_goes_to_the_tool(task_server):
+    client, _ = task_server("legacy")
+    assign = client.tool("assign")
+    assert assign.task_support == "forbidden"
+    assert assign.execute(task="write docs", timeout=3).text == "assigned write docs (3)"

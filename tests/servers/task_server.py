@@ -51,6 +51,7 @@ class _Job:
         self.updated = self.created
         self.ttl_ms = ttl_ms
         self.result: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
         self.runner: asyncio.Task[None] | None = None
 
     def set(self, status: str, message: str | None) -> None:
@@ -115,8 +116,12 @@ class ServerTasks(Extension):
         for step in range(1, steps + 1):
             job.set("working", f"step {step} of {steps}")
             await asyncio.sleep(delay)
-        if arguments.get("fail"):
-            job.result = {"content": [{"type": "text", "text": "the job broke"}], "isError": True}
+        if arguments.get("fail"):  # a JSON-RPC-level failure: status "failed"
+            job.error = {"code": -32010, "message": "the job broke"}
+            job.set("failed", "the job broke")
+            return
+        if arguments.get("tool_error"):  # the tool reported an error: still "completed"
+            job.result = {"content": [{"type": "text", "text": "bad topic"}], "isError": True}
         else:
             text = f"{tool} done: {arguments.get('topic', '')}"
             job.result = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text},
@@ -138,12 +143,18 @@ class ServerTasks(Extension):
         answer = {"resultType": "complete", **job.modern()}
         if job.status == "completed" and job.result is not None:
             answer["result"] = {k: v for k, v in job.result.items() if v is not None}
+        if job.status == "failed" and job.error is not None:
+            answer["error"] = job.error
         return answer
 
     async def _result(self, ctx: Any, params: _TaskId) -> dict[str, Any]:
         job = self._job(params.task_id)
         if job.runner is not None:
             await asyncio.shield(job.runner)
+        if job.error is not None:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=job.error["code"], message=job.error["message"])
         assert job.result is not None
         return {k: v for k, v in job.result.items() if v is not None}
 
@@ -179,7 +190,7 @@ def build_server() -> TaskServer:
     server = TaskServer(ServerTasks({"research": "required", "summarize": "optional"}))
 
     @server.tool()
-    def research(topic: str, steps: int = 3, delay: float = 0.1, fail: bool = False) -> str:
+    def research(topic: str, steps: int = 3, delay: float = 0.1, fail: bool = False, tool_error: bool = False) -> str:
         """Research a topic (runs as a task)."""
         return f"research done: {topic}"
 
@@ -187,6 +198,11 @@ def build_server() -> TaskServer:
     def summarize(topic: str, steps: int = 1, delay: float = 0.05) -> str:
         """Summarize a topic (may run as a task)."""
         return f"summary of {topic}"
+
+    @server.tool()
+    def assign(task: str, timeout: int = 0) -> str:
+        """A plain tool whose arguments are called task and timeout."""
+        return f"assigned {task} ({timeout})"
 
     @server.tool()
     def echo(text: str) -> str:
