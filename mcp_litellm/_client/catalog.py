@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult
 
-from mcp_litellm._client import tasks as _tasks
+from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.prompt import PromptsMixin
 from mcp_litellm._client.resource import ResourcesMixin
+from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core.errors import ConfigError, NotFoundError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
@@ -74,37 +75,6 @@ def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
     return tools
 
 
-def _task_support(sdk_tool: Any) -> str:
-    execution = getattr(sdk_tool, "execution", None)
-    support = getattr(execution, "task_support", None)
-    return support if support in ("optional", "required") else "forbidden"
-
-
-def _runs_as_task(tool: Tool, asked: bool | None, server: str) -> bool:
-    """Whether a call of ``tool`` is sent as a task; ``ConfigError`` for a task the tool does not allow."""
-    if asked and tool.task_support == "forbidden":
-        raise ConfigError(f"tool {tool.mcp_name!r} of server {server!r} cannot run as a task (its taskSupport is "
-                          "'forbidden'); call it without task=True / start_task")
-    if asked is False and tool.task_support == "required":
-        raise ConfigError(f"tool {tool.mcp_name!r} of server {server!r} runs only as a task (its taskSupport is "
-                          "'required'); call it without task=False")
-    return tool.task_support == "required" or (bool(asked) and tool.task_support == "optional")
-
-
-def _status_as_progress(progress: Any) -> Any:
-    """Report a task's status changes through the call's progress callback: ``(n, None, message)``."""
-    if progress is None:
-        return None
-    seen = 0
-
-    async def report(state: _tasks.TaskState) -> None:
-        nonlocal seen
-        seen += 1
-        await progress(float(seen), None, state.status_message or state.status)
-
-    return report
-
-
 def _accepts_four(fn: Any) -> bool:
     """Whether a progress handler takes a fourth positional argument (the tool name)."""
     try:
@@ -115,7 +85,7 @@ def _accepts_four(fn: Any) -> bool:
     return any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) >= 4
 
 
-class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     name: str
@@ -154,7 +124,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
             output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None,
             annotations=_with_spec_defaults(sdk_tool.annotations),
             client=self,  # type: ignore[arg-type]
-            task_support=_task_support(sdk_tool),
+            task_support=task_support(sdk_tool),
         )
 
     def tools(self, refresh: bool = False) -> list[Tool]:
@@ -198,12 +168,12 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         tool, arguments = await self._resolve_tool(name, parameters)
         connection = await self._connected()
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
-        as_task = not _tasks.is_modern(connection.client.session) and _runs_as_task(tool, task, self.name)
+        as_task = not _tasks.is_modern(connection.client.session) and runs_as_task(tool, task, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
         progress = self._progress_callback(tool.mcp_name, on_progress)
-        report = _status_as_progress(progress)
+        report = status_as_progress(progress)
         meta = self._request_meta()
 
         async def call(client: Any) -> CallToolResult:
@@ -266,77 +236,3 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
                             task: bool | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
         return await run_async(self._execute(name, parameters, timeout, on_progress, task))
-
-    # -- tasks -----------------------------------------------------------------------------------
-
-    async def _start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None, ttl: float | None,
-                          timeout: float | None) -> _tasks.Task:
-        if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
-            raise ConfigError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
-        tool, arguments = await self._resolve_tool(name, parameters)
-        connection = await self._connected()
-        if not _tasks.is_modern(connection.client.session):
-            _runs_as_task(tool, True, self.name)
-        denial = await self._approve_tool_call(tool, arguments)
-        if denial is not None:
-            state = _tasks.TaskState(task_id="", status="failed", status_message=f"denied: {denial}")
-            return _tasks.Task(self, tool.mcp_name, state,  # type: ignore[arg-type]
-                               ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name))
-        meta = self._request_meta()
-
-        async def call(client: Any) -> _tasks.TaskState | CallToolResult:
-            return await _tasks.create(client.session, tool.mcp_name, arguments, ttl=ttl, meta=meta, progress=None)
-
-        made = await connection.request("tools/call", call, self._timeout(timeout))
-        if isinstance(made, CallToolResult):  # the server ran the call at once
-            return _tasks.Task(self, tool.mcp_name, _tasks.TaskState(task_id="", status="completed"),  # type: ignore[arg-type]
-                              ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars))
-        return _tasks.Task(self, tool.mcp_name, made)  # type: ignore[arg-type]
-
-    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                   ttl: float | None = None, timeout: float | None = None) -> _tasks.Task:
-        """Start tool ``name`` as a task and return its :class:`~mcp_litellm.Task` (see ``Tool.start_task``).
-
-        ``ttl``: seconds the server should keep the task; ``timeout``: seconds for creating it.
-        A tool whose ``task_support`` is ``"forbidden"`` raises ``ConfigError``.
-        """
-        return run_sync(self._start_task(name, parameters, ttl, timeout))
-
-    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                          ttl: float | None = None, timeout: float | None = None) -> _tasks.Task:
-        """Async twin of :meth:`start_task`."""
-        return await run_async(self._start_task(name, parameters, ttl, timeout))
-
-    async def _list_tasks(self) -> list[_tasks.Task]:
-        connection = await self._connected()
-
-        async def call(client: Any) -> list[_tasks.TaskState]:
-            if _tasks.is_modern(client.session):
-                raise ConfigError(f"server {self.name!r} speaks 2026-07-28, where tasks cannot be listed "
-                                  "(the tasks extension has no tasks/list); keep the Task handles you start")
-            capabilities = client.server_capabilities.tasks
-            if capabilities is None or capabilities.list is None:
-                raise ConfigError(f"server {self.name!r} does not offer task listing (no tasks.list capability)")
-            found: list[_tasks.TaskState] = []
-            cursor: str | None = None
-            for _ in range(MAX_PAGES):
-                page, cursor = await _tasks.list_page(client.session, cursor)
-                found += page
-                if cursor is None:
-                    break
-            return found
-
-        states = await connection.request("tasks/list", call, self._timeout(None))
-        return [_tasks.Task(self, "", state) for state in states]  # type: ignore[arg-type]
-
-    def tasks(self) -> list[_tasks.Task]:
-        """The server's tasks (``tasks/list``; 2025-11-25 servers with the ``tasks.list`` capability).
-
-        Their ``tool_name`` is empty: the listing does not say which tool a task runs. Raises
-        ``ConfigError`` for a server that cannot list tasks.
-        """
-        return run_sync(self._list_tasks())
-
-    async def atasks(self) -> list[_tasks.Task]:
-        """Async twin of :meth:`tasks`."""
-        return await run_async(self._list_tasks())

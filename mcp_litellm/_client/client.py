@@ -23,7 +23,7 @@ from mcp_litellm._client.connection import Connection, SessionOptions
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
 from mcp_litellm._client.roots import Roots
-from mcp_litellm._client.tasks import TasksExtension
+from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName
