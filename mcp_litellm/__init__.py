@@ -6,6 +6,7 @@ from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
+from mcp_litellm._client.tasks import Task
 from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
 from mcp_litellm._core.errors import (
     AuthError,
@@ -44,6 +45,7 @@ __all__ = [
     "ResourceTemplate",
     "ServerError",
     "TimeoutError",
+    "Task",
     "Tool",
     "ToolCall",
     "ToolLoopLimitError",

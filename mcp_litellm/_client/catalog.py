@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
+from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.prompt import PromptsMixin
 from mcp_litellm._client.resource import ResourcesMixin
+from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
@@ -84,7 +86,7 @@ def _accepts_four(fn: Any) -> bool:
     return any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) >= 4
 
 
-class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     name: str
@@ -124,6 +126,7 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
             output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None,
             annotations=_with_spec_defaults(sdk_tool.annotations),
             client=self,  # type: ignore[arg-type]
+            task_support=task_support(sdk_tool),
         )
 
     def tools(self, refresh: bool = False) -> list[Tool]:
@@ -155,26 +158,43 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         """Async twin of :meth:`tool`."""
         return await run_async(self._find_tool(name, refresh))
 
-    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: ProgressHandler | None) -> ToolResult:
+    async def _resolve_tool(self, name: str | Tool,
+                            parameters: Mapping[str, Any] | None) -> tuple[Tool, dict[str, Any]]:
         if parameters is not None and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
         if isinstance(name, Tool) and name.client is self:
-            tool = name  # a Tool calls itself: no lookup, so no name can stand for another tool
-        else:
-            tool = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False)
-        arguments = dict(parameters or {})
+            return name, dict(parameters or {})  # a Tool calls itself: no lookup, so no name can stand for another
+        return await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False), dict(parameters or {})
+
+    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+                       on_progress: ProgressHandler | None, task: bool | None = None) -> ToolResult:
+        tool, arguments = await self._resolve_tool(name, parameters)
+        connection = await self._connected()
+        # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
+        as_task = not _tasks.is_modern(connection.client.session) and runs_as_task(tool, task, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
-        connection = await self._connected()
         progress = self._progress_callback(tool.mcp_name, on_progress)
+        report = status_as_progress(progress)
         meta = self._request_meta()
 
         async def call(client: Any) -> CallToolResult:
-            called: CallToolResult = await client.call_tool(tool.mcp_name, arguments, progress_callback=progress,
-                                                            meta=meta)
-            return called
+            token = _tasks.status_reporter.set(report)  # a 2026-07-28 server may make a task of any call
+            try:
+                if not as_task:
+                    called: CallToolResult = await client.call_tool(tool.mcp_name, arguments,
+                                                                    progress_callback=progress, meta=meta)
+                    return called
+                made = await _tasks.create(client.session, tool.mcp_name, arguments, ttl=None, meta=meta,
+                                          progress=progress)
+                if isinstance(made, CallToolResult):
+                    return made
+                if report is not None:
+                    await report(made)
+                return await _tasks.run(client.session, made, report)
+            finally:
+                _tasks.status_reporter.reset(token)
 
         try:
             try:
@@ -224,17 +244,21 @@ class CatalogMixin(ResourcesMixin, PromptsMixin, NotificationsMixin):
         return progress
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None,
+                     task: bool | None = None) -> ToolResult:
         """Call tool ``name`` with ``parameters``; returns a :class:`ToolResult` (``is_error`` for tool errors).
 
         ``name`` is the tool's LiteLLM name or the server's name for it, or a :class:`Tool` of this client.
+        A tool whose ``task_support`` is ``"required"`` (or ``"optional"`` with ``task=True``) runs as a
+        task: status messages go to ``on_progress``; a timeout or cancellation cancels the task.
 
         Raises ``NotFoundError`` for an unknown name, ``TimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
-        return run_sync(self._execute(name, parameters, timeout, on_progress))
+        return run_sync(self._execute(name, parameters, timeout, on_progress, task))
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                            timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+                            timeout: float | None = None, on_progress: ProgressHandler | None = None,
+                            task: bool | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress))
+        return await run_async(self._execute(name, parameters, timeout, on_progress, task))

@@ -23,6 +23,7 @@ from mcp_litellm._client.connection import Connection, SessionOptions
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
 from mcp_litellm._client.roots import Roots
+from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
@@ -131,6 +132,7 @@ class Client(CatalogMixin):
         """What the next session is built with: client features, then notifications, add callbacks."""
         info = Implementation(name="mcp-litellm", version=VERSION)
         options = SessionOptions(protocol=self.protocol, client_info=info, max_message_size=self.max_message_size)
+        options.extra["extensions"] = [TasksExtension()]
         self._features.add_session_callbacks(options)
         self._add_notification_callbacks(options)
         return options

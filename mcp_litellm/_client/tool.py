@@ -15,6 +15,7 @@ from mcp_litellm._core.types import ContentBlock, HookResult
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
+    from mcp_litellm._client.tasks import Task
 
 ProgressHandler: TypeAlias = (
     "Callable[[float, float | None, str | None, str], HookResult]"
@@ -49,6 +50,8 @@ class Tool:
     title: str | None = None
     output_schema: dict[str, Any] | None = None
     annotations: ToolAnnotations = field(default_factory=lambda: _with_spec_defaults(None))
+    task_support: str = "forbidden"
+    """Whether the tool runs as a task: ``"required"``, ``"optional"`` (when asked) or ``"forbidden"``."""
 
     def to_litellm(self, model: str | None = None) -> dict[str, Any]:
         """The LiteLLM (OpenAI-format) tool definition; ``model`` applies that provider's schema rules."""
@@ -62,8 +65,10 @@ class Tool:
         }
 
     def _call_arguments(self, arguments: Mapping[str, Any] | None, kwargs: dict[str, Any], timeout: float | None,
-                        on_progress: ProgressHandler | None) -> tuple[dict[str, Any], float | None, Any]:
-        """Merge the mapping and keywords; ``timeout=``/``on_progress=`` go to the tool when its schema names them."""
+                        on_progress: ProgressHandler | None,
+                        options: dict[str, Any] | None = None) -> tuple[dict[str, Any], float | None, Any]:
+        """Merge the mapping and keywords; ``timeout=``/``on_progress=`` (and the ``options``, e.g. ``task=``)
+        go to the tool when its schema names them. The options the tool did not take stay in ``options``."""
         merged = {**(arguments or {}), **kwargs}
         declared = self.input_schema.get("properties")
         if isinstance(declared, Mapping):
@@ -71,25 +76,56 @@ class Tool:
                 merged["timeout"], timeout = timeout, None
             if on_progress is not None and "on_progress" in declared and "on_progress" not in merged:
                 merged["on_progress"], on_progress = on_progress, None
+            for key, value in list((options or {}).items()):
+                if value is not None and key in declared and key not in merged:
+                    merged[key], options[key] = value, None  # type: ignore[index]
         return merged, timeout, on_progress
 
     async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
-                       on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
+                       on_progress: ProgressHandler | None = None, task: bool | None = None,
+                       **kwargs: Any) -> ToolResult:
         """Call the tool with ``arguments`` (a mapping and/or keywords); see :meth:`execute`."""
-        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress)
-        return await self.client.aexecute_tool(self, merged, timeout=timeout, on_progress=on_progress)
+        options: dict[str, Any] = {"task": task}
+        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress, options)
+        return await self.client.aexecute_tool(self, merged, timeout=timeout, on_progress=on_progress,
+                                               task=options["task"])
 
     def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
-                on_progress: ProgressHandler | None = None, **kwargs: Any) -> ToolResult:
+                on_progress: ProgressHandler | None = None, task: bool | None = None, **kwargs: Any) -> ToolResult:
         """Call the tool and return its :class:`ToolResult`.
 
         Arguments go as keywords (``tool.execute(a=1, b=2)``) or as one mapping (``tool.execute({"a": 1})``).
-        ``timeout=`` (seconds for this call) and ``on_progress=`` are options, except for a tool whose input
-        schema declares an argument of that name: there the keyword is the tool's argument (pass the
-        argument in the mapping to use both, as in ``tool.execute({"timeout": 30}, timeout=5)``).
+        ``timeout=`` (seconds for this call), ``on_progress=`` and ``task=`` are options, except for a tool
+        whose input schema declares an argument of that name: there the keyword is the tool's argument
+        (pass the argument in the mapping to use both, as in ``tool.execute({"timeout": 30}, timeout=5)``).
+
+        A tool whose ``task_support`` is ``"required"`` runs as a task (``task=True`` asks for one from an
+        ``"optional"`` tool): the call waits for the task, reports its status messages to ``on_progress``
+        and cancels it on timeout or cancellation. The result is the same :class:`ToolResult`.
         """
-        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress)
-        return self.client.execute_tool(self, merged, timeout=timeout, on_progress=on_progress)
+        options: dict[str, Any] = {"task": task}
+        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress, options)
+        return self.client.execute_tool(self, merged, timeout=timeout, on_progress=on_progress, task=options["task"])
+
+    async def astart_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,
+                          **kwargs: Any) -> Task:
+        """Async twin of :meth:`start_task`."""
+        options: dict[str, Any] = {"ttl": ttl}
+        merged, _, _ = self._call_arguments(arguments, kwargs, None, None, options)
+        return await self.client.astart_task(self, merged, ttl=options["ttl"])
+
+    def start_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,
+                   **kwargs: Any) -> Task:
+        """Start the tool as a task on the server and return its :class:`~mcp_litellm.Task` handle at once.
+
+        Arguments go as in :meth:`execute`. ``ttl`` asks the server to keep the task (and its result)
+        that many seconds from its creation; the server may grant less (``task.ttl`` says). Then
+        ``task.result()`` waits for the :class:`ToolResult`, ``task.refresh()`` reads the status and
+        ``task.cancel()`` cancels. A server that runs the call at once gives an already completed task.
+        """
+        options: dict[str, Any] = {"ttl": ttl}
+        merged, _, _ = self._call_arguments(arguments, kwargs, None, None, options)
+        return self.client.start_task(self, merged, ttl=options["ttl"])
 
 
 @dataclass
