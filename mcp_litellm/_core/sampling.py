@@ -366,7 +366,7 @@ def select_model(preferences: ModelPreferences | None, *, allowed_models: Sequen
             scores = score_models(allowed, preferences, metadata)
             best = max(scores.values())
             if not (default_model and all(math.isclose(s, best) for s in scores.values())):
-                return rank_models(allowed, preferences, metadata)[0]
+                return max(allowed, key=scores.__getitem__)  # the first of equals, as rank_models orders them
             # nothing tells the models apart (no metadata for any of them): the configured default wins
     if default_model:
         return default_model
