@@ -324,11 +324,7 @@ async def _connect(params: StdioServerParameters) -> AsyncIterator[Any]:
         try:
             async with read_send:
                 with reading:
-                    while True:
-                        try:
-                            data = await stdout.receive(_CHUNK)
-                        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                            return
+                    async for data in _chunks(stdout):
                         for message in parser.messages(data):
                             await read_send.send(message)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -350,11 +346,7 @@ async def _connect(params: StdioServerParameters) -> AsyncIterator[Any]:
     async def pump_stderr() -> None:
         framer = LineFramer(_STDERR_LINE_BYTES)
         try:
-            while True:
-                try:
-                    data = await stderr.receive(_CHUNK)
-                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                    return
+            async for data in _chunks(stderr):
                 for frame in framer.feed(data):
                     _log_stderr(frame, label, secrets, report)
         finally:
@@ -396,6 +388,15 @@ async def _connect(params: StdioServerParameters) -> AsyncIterator[Any]:
                     await process.wait()
                 await _end_process_tree(process)
             tasks.cancel_scope.cancel()
+
+
+async def _chunks(stream: Any) -> AsyncIterator[bytes]:
+    """What a pipe delivers, chunk by chunk, until it ends (or breaks)."""
+    while True:
+        try:
+            yield await stream.receive(_CHUNK)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            return
 
 
 def _log_stderr(frame: bytes | Oversized, label: str, secrets: Sequence[str], report: ExitReport | None) -> None:
