@@ -24,6 +24,7 @@ import anyio
 
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.naming import safe_tool_name
 
@@ -278,10 +279,17 @@ async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = 
     except ValueError as exc:
         return ToolResult.error(f"Error: could not call {call.name}: {exc}. Call it again with the arguments as "
                                 "one JSON object.", call.name)
+    token = telemetry.tool_call_id.set(call.id)  # the MCP tool's span names the model's call
     try:
         if isinstance(tool, Tool):
             return await tool.aexecute(arguments, timeout=timeout)
-        return await _run_local(tool, arguments, timeout)
+        with telemetry.span(f"execute_tool {tool.name}", {"gen_ai.operation.name": "execute_tool",
+                                                          "gen_ai.tool.name": tool.name, "gen_ai.tool.type": "function",
+                                                          "gen_ai.tool.call.id": call.id}) as span:
+            result = await _run_local(tool, arguments, timeout)
+            if result.is_error:
+                telemetry.fail(span, "tool_error")
+            return result
     except MCPLiteLLMError as exc:
         return ToolResult.error(f"Error: the tool {call.name} failed: {exc}", call.name)
     except Exception as exc:
@@ -289,3 +297,5 @@ async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = 
             return ToolResult.error(f"Error: wrong arguments for {call.name}: {exc}", call.name)
         logger.warning("tool %s raised %s: %s", call.name, type(exc).__name__, exc)
         return ToolResult.error(f"Error: the tool {call.name} raised {type(exc).__name__}: {exc}", call.name)
+    finally:
+        telemetry.tool_call_id.reset(token)

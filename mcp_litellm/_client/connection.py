@@ -37,6 +37,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
+from mcp_litellm._client.call_context import CallContexts
 from mcp_litellm._client.loop import get_loop
 from mcp_litellm._core.errors import AuthError, ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
 from mcp_litellm._transports import open_transport
@@ -457,6 +458,8 @@ class Connection:
         self._renewals = 0
         """How many times the session was replaced: a request that saw another number lost no race."""
         self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
+        self.calls = CallContexts(self)
+        """The contexts of the requests in flight, for answering the server's requests in them."""
 
     # -- lifecycle (all of these run on the background loop) ---------------------------------------
 
@@ -597,6 +600,7 @@ class Connection:
         observer = HttpObserver() if self._observe_http else None
         token = http_observer.set(observer)
         session.begin_request()
+        entered = self.calls.enter()
         try:
             async with _request_deadline(timeout) as deadline:
                 if observer is not None:
@@ -610,6 +614,7 @@ class Connection:
                 session.mark_dead()
             raise mapped from exc
         finally:
+            self.calls.leave(entered)
             session.end_request()
             http_observer.reset(token)
 

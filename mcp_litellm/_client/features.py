@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from mcp_litellm._client.connection import Connection, SessionOptions
     from mcp_litellm._client.roots import Roots
     from mcp_litellm._client.tool import Tool
+    from mcp_litellm._core.usage import Usage
     from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
 
 
@@ -43,6 +44,9 @@ class ClientFeatures(Protocol):
     @property
     def elicitation_settings(self) -> ElicitationSettings: ...
 
+    @property
+    def sampling_usage(self) -> Usage: ...
+
     def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
         """Enable sampling with ``handler`` (``None``: the default completion)."""
 
@@ -51,6 +55,12 @@ class ClientFeatures(Protocol):
 
     def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
         """Approve tool calls with ``handler`` (``None``: none)."""
+
+    def off_sampling(self) -> None:
+        """Refuse sampling requests from now on."""
+
+    def off_elicitation(self) -> None:
+        """Refuse elicitation requests from now on."""
 
     def add_session_callbacks(self, options: SessionOptions) -> None:
         """Add the callbacks (and so the capabilities) of the enabled features to ``options``."""

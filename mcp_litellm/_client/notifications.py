@@ -26,8 +26,8 @@ from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.listing import ListingMixin, call_handler
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.tool import ProgressHandler
-from mcp_litellm._client.tracing import trace_context
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
+from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
 
 if TYPE_CHECKING:
@@ -233,12 +233,35 @@ class NotificationsMixin(ListingMixin):
         """Async twin of :meth:`on_logging`."""
         return await run_async(self._add_log_handler(fn, level))
 
+    async def _remove_log_handler(self, fn: LogHandler) -> Client:
+        kept = [(handler, level) for handler, level in self._log_handlers if handler != fn]
+        if len(kept) != len(self._log_handlers):
+            self._log_handlers[:] = kept
+            if kept:  # with none left, messages go to the mcp_litellm logger, which filters them itself
+                await self._apply_log_level(quiet=True)
+        return self  # type: ignore[return-value]
+
+    def off_logging(self, fn: LogHandler) -> Client:
+        """Stop calling ``fn`` for server log messages (undoes :meth:`on_logging`; unknown ``fn``: no-op).
+
+        The server's level follows the remaining handlers. Returns the client.
+        """
+        return run_sync(self._remove_log_handler(fn))
+
+    async def aoff_logging(self, fn: LogHandler) -> Client:
+        """Async twin of :meth:`off_logging`."""
+        return await run_async(self._remove_log_handler(fn))
+
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
 
     def _register(self, handlers: list[Any], fn: Any, what: str) -> Client:
         if not callable(fn):
             raise ConfigError(f"{what} needs a callable, got {type(fn).__name__}")
         handlers.append(fn)
+        return self  # type: ignore[return-value]
+
+    def _unregister(self, handlers: list[Any], fn: Any) -> Client:
+        handlers[:] = [handler for handler in handlers if handler != fn]  # a copy: no race with a running dispatch
         return self  # type: ignore[return-value]
 
     @overload
@@ -264,6 +287,21 @@ class NotificationsMixin(ListingMixin):
     def on_resource_updated(self, fn: EventHandler) -> Client:
         """Call ``fn(uri)`` when a subscribed resource changed (see ``Resource.subscribe``). Returns the client."""
         return self._register(self._resource_updated_handlers, fn, "on_resource_updated")
+
+    def off_progress(self, fn: ProgressHandler) -> Client:
+        """Stop calling ``fn`` (undoes :meth:`on_progress`; an unknown ``fn`` is a no-op). Returns the client."""
+        return self._unregister(self._progress_handlers, fn)
+
+    def off_list_changed(self, fn: EventHandler) -> Client:
+        """Stop calling ``fn`` (undoes :meth:`on_list_changed`; an unknown ``fn`` is a no-op). Returns the client."""
+        return self._unregister(self._list_changed_handlers, fn)
+
+    def off_resource_updated(self, fn: EventHandler) -> Client:
+        """Stop calling ``fn`` (undoes :meth:`on_resource_updated`; an unknown ``fn`` is a no-op).
+
+        Returns the client.
+        """
+        return self._unregister(self._resource_updated_handlers, fn)
 
     # -- subscriptions -------------------------------------------------------------------------------------
 

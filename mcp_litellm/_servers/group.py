@@ -33,6 +33,7 @@ from mcp_litellm._servers.config_file import ServerConfig, load_config
 
 if TYPE_CHECKING:
     from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult
+    from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
 METHOD_NOT_FOUND = -32601
@@ -261,6 +262,11 @@ class ClientGroup:
     def get(self, name: str) -> Client | None:
         """The client named ``name``, or ``None``."""
         return self._clients.get(name)
+
+    @property
+    def sampling_usage(self) -> dict[str, Usage]:
+        """Each server's :attr:`Client.sampling_usage` (tokens and USD its sampling requests cost), by name."""
+        return {name: client.sampling_usage for name, client in self._clients.items()}
 
     def __contains__(self, name: object) -> bool:
         return name in self._clients

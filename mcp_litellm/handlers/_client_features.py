@@ -18,21 +18,25 @@ Whatever a handler raises becomes an error response to the server; the session s
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
 from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
 
+from mcp_litellm._client.call_context import run_in_context
 from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.features import FeatureHost
 from mcp_litellm._client.roots import Roots
+from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
+from mcp_litellm._core.usage import Usage
 from mcp_litellm.handlers import _settings
 from mcp_litellm.handlers._approval import decide_tool_call
 from mcp_litellm.handlers._elicitation import ElicitationRunner
 from mcp_litellm.handlers._registry import ElicitationRegistry
-from mcp_litellm.handlers._sampling import SamplingRunner
+from mcp_litellm.handlers._sampling import REJECTED, SamplingRunner, SamplingSpend
 from mcp_litellm.handlers._settings import ElicitationSettings, HandlerSpec, SamplingSettings
 
 if TYPE_CHECKING:
@@ -67,7 +71,8 @@ class ClientFeatureSet:
                 hitl = _settings.checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
         self._hitl = hitl
         self._advertised: frozenset[str] = frozenset()
-        self._sampling_runner = SamplingRunner(self._sampling_settings, host.name)
+        self._sampling_spend = SamplingSpend()
+        self._sampling_runner = SamplingRunner(self._sampling_settings, host.name, self._sampling_spend)
         self._elicitation_runner = ElicitationRunner(self._elicitation_settings, host.name)
 
     def add_session_callbacks(self, options: SessionOptions) -> None:
@@ -97,6 +102,11 @@ class ClientFeatureSet:
         return self._elicitation_settings
 
     @property
+    def sampling_usage(self) -> Usage:
+        """Tokens and USD of the completions this client ran for its server's sampling requests."""
+        return self._sampling_spend.usage
+
+    @property
     def roots(self) -> Roots:
         """The roots this client offers."""
         return self._roots
@@ -115,7 +125,7 @@ class ClientFeatureSet:
         if spec is None and options:
             raise ConfigError("handler options need a handler class")
         self._sampling_settings = dataclasses.replace(self._sampling_settings, enabled=True, handler=spec)
-        self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name)
+        self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name, self._sampling_spend)
         self._ensure_advertised("sampling")
 
     def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
@@ -129,24 +139,61 @@ class ClientFeatureSet:
         """Ask ``handler`` before every tool call (``None`` removes it)."""
         self._hitl = _settings.checked(HandlerSpec.of(handler, options), "human_in_the_loop") if handler else None
 
+    def off_sampling(self) -> None:
+        """Turn sampling off: requests are refused now; the next session no longer advertises it."""
+        self._sampling_settings = dataclasses.replace(self._sampling_settings, enabled=False, handler=None)
+        self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name, self._sampling_spend)
+
+    def off_elicitation(self) -> None:
+        """Turn elicitation off: requests are refused now; the next session no longer advertises it."""
+        self._elicitation_settings = dataclasses.replace(self._elicitation_settings, enabled=False, handler=None)
+        self._elicitation_runner = ElicitationRunner(self._elicitation_settings, self._host.name)
+
     # -- callbacks (run on the background loop) -------------------------------------------------------
 
+    def _call_context(self, context: Any) -> contextvars.Context | None:
+        """The context of the call a server's request belongs to (see ``call_context``), or ``None``."""
+        connection = self._host._connection
+        return connection.calls.context_for(getattr(context, "meta", None)) if connection is not None else None
+
     async def _sampling_callback(self, context: Any, params: Any) -> Any:
+        if not self._sampling_settings.enabled:  # turned off after this session advertised it
+            return ErrorData(code=REJECTED, message=f"sampling was turned off on client {self._host.name!r}")
         try:
-            return await self._sampling_runner.respond(params)
+            in_call = self._call_context(context)
+            answer = self._sampling_runner.respond(params, self._connection_info())
+            return await (answer if in_call is None else run_in_context(in_call, answer))
         except Exception as exc:  # respond() reports its own failures; this is the last line of defence
             logger.exception("sampling callback for server %r failed", self._host.name)
             return ErrorData(code=INTERNAL_ERROR, message=f"sampling failed on the client: {type(exc).__name__}")
 
     async def _elicitation_callback(self, context: Any, params: Any) -> Any:
+        if not self._elicitation_settings.enabled:
+            return ErrorData(code=REJECTED, message=f"elicitation was turned off on client {self._host.name!r}")
         try:
-            return await self._elicitation_runner.respond(params)
+            in_call = self._call_context(context)
+            answer = self._elicitation_runner.respond(params, self._connection_info())
+            return await (answer if in_call is None else run_in_context(in_call, answer))
         except Exception as exc:
             logger.exception("elicitation callback for server %r failed", self._host.name)
             return ErrorData(code=INTERNAL_ERROR, message=f"elicitation failed on the client: {type(exc).__name__}")
 
     async def _list_roots_callback(self, context: Any) -> Any:
         return self._roots.to_sdk()
+
+    def _connection_info(self) -> dict[str, Any]:
+        """Span attributes naming the server and the protocol version (only computed while tracing)."""
+        if not telemetry.enabled():
+            return {}
+        info: dict[str, Any] = {"mcp_litellm.server": self._host.name}
+        connection = self._host._connection
+        try:
+            version = connection.client.protocol_version if connection is not None else None
+        except MCPLiteLLMError:
+            version = None
+        if version:
+            info["mcp.protocol.version"] = version
+        return info
 
     async def _roots_changed(self, was_configured: bool) -> None:
         host = self._host

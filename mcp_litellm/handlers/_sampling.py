@@ -4,6 +4,7 @@ guard, approval, handler or the default LiteLLM completion) and the answer or re
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
@@ -13,14 +14,23 @@ from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, Mod
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core import sampling as _sampling
-from mcp_litellm._llm import acompletion, model_metadata, router_metadata, router_model_names
+from mcp_litellm._core import telemetry
+from mcp_litellm._core.usage import Usage
+from mcp_litellm._llm import (
+    acompletion,
+    completion_cost,
+    model_metadata,
+    priced_response_cost,
+    router_metadata,
+    router_model_names,
+)
 from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, call_user, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
 from mcp_litellm.handlers._settings import SamplingSettings
 
 logger = logging.getLogger("mcp_litellm")
 
-__all__ = ["REJECTED", "Sample", "SamplingHandler", "SamplingRunner"]
+__all__ = ["REJECTED", "Sample", "SamplingHandler", "SamplingRunner", "SamplingSpend"]
 
 REJECTED = -1
 """JSON-RPC error code sent when the client refuses a request (the MCP spec's "user rejected")."""
@@ -164,13 +174,28 @@ class SamplingHandler(Handler):
         return run_sync(self.adefault_completion(model, **overrides))
 
 
+class SamplingSpend:
+    """What one client's sampling completions cost so far (it outlives handler changes)."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.unpriced: set[str] = set()
+        """Models whose completions LiteLLM could not price (they count nothing toward ``max_cost``)."""
+        self._lock = threading.Lock()
+
+    def add(self, request: Usage) -> None:
+        with self._lock:
+            self.usage = self.usage + request
+
+
 class SamplingRunner:
     """Answers one client's sampling requests according to its :class:`SamplingSettings`."""
 
-    def __init__(self, settings: SamplingSettings, client_name: str) -> None:
+    def __init__(self, settings: SamplingSettings, client_name: str, spend: SamplingSpend | None = None) -> None:
         self.settings = settings
         self.client_name = client_name
         self.limiter = RateLimiter(settings.rate_limit) if settings.rate_limit else None
+        self.spend = spend if spend is not None else SamplingSpend()
 
     def _fallback_model(self) -> str:
         pm = self.settings.preferred_model
@@ -215,10 +240,46 @@ class SamplingRunner:
         kwargs.update(self.settings.completion_kwargs)
         kwargs.update(overrides or {})
         logger.debug("sampling for server %r with model %r", self.client_name, chosen)
-        return await acompletion(router=self.settings.router, **kwargs)
+        response = await acompletion(router=self.settings.router, **kwargs)
+        self._count(str(kwargs.get("model") or chosen), response)
+        return response
 
-    async def respond(self, params: CreateMessageRequestParams) -> Any:
-        """The result for the server, or ``ErrorData`` (never raises for handler or LLM failures)."""
+    def _count(self, model: str, response: Any) -> None:
+        """Add one completion's tokens and cost to the client's :class:`SamplingSpend` (and the span)."""
+        usage = getattr(response, "usage", None)
+        prompt = getattr(usage, "prompt_tokens", None) or 0
+        completion = getattr(usage, "completion_tokens", None) or 0
+        cost = completion_cost(model, response, prompt_tokens=prompt, completion_tokens=completion)
+        if cost is None and self.settings.router is not None:  # an alias: the Router priced its deployment
+            cost = priced_response_cost(response)
+        if cost is None and model not in self.spend.unpriced:
+            self.spend.unpriced.add(model)
+            if self.settings.max_cost is not None:
+                logger.warning("sampling for server %r: LiteLLM has no price for model %r, so its completions "
+                               "do not count toward max_cost", self.client_name, model)
+        self.spend.add(Usage(int(prompt), int(completion), cost, 1))
+        span = telemetry.current_span()
+        if span.is_recording():
+            span.set_attributes({"gen_ai.request.model": model, "gen_ai.usage.input_tokens": int(prompt),
+                                 "gen_ai.usage.output_tokens": int(completion)})
+            if cost is not None:
+                span.set_attribute("mcp_litellm.usage.cost_usd", cost)
+
+    async def respond(self, params: CreateMessageRequestParams,
+                      span_attributes: Mapping[str, Any] | None = None) -> Any:
+        """The result for the server, or ``ErrorData`` (never raises for handler or LLM failures).
+
+        Runs in a ``sampling/createMessage`` span (kind SERVER) when tracing; ``span_attributes`` add to it.
+        """
+        attributes = {"mcp.method.name": "sampling/createMessage", **(span_attributes or {})}
+        with telemetry.span("sampling/createMessage", attributes, kind="server", meta=params.meta) as span:
+            answer = await self._respond(params)
+            if isinstance(answer, ErrorData):
+                telemetry.fail(span, str(answer.code), answer.message)
+                span.set_attribute("rpc.response.status_code", str(answer.code))
+            return answer
+
+    async def _respond(self, params: CreateMessageRequestParams) -> Any:
         cap = self.settings.max_tokens
         sample = Sample(params, self.client_name, min(params.max_tokens, cap) if cap else params.max_tokens)
         try:
@@ -236,7 +297,7 @@ class SamplingRunner:
 
     async def _admit(self, sample: Sample) -> str | None:
         """The reason to refuse ``sample``, or ``None``: the guard, then the rate limit (which counts only
-        requests the guard let through), then the approval step."""
+        requests the guard let through), the budget (``max_cost``), then the approval step."""
         settings = self.settings
         if settings.guard is not None:
             reason = verdict_reason(await call_user(settings.guard, sample), "rejected by the sampling guard")
@@ -245,6 +306,10 @@ class SamplingRunner:
         if self.limiter is not None and not self.limiter.allow():
             return (f"sampling rate limit reached: at most {self.limiter.per_minute} requests per minute "
                     f"from server {self.client_name!r}")
+        budget, spent = settings.max_cost, self.spend.usage.cost or 0.0
+        if budget is not None and spent >= budget:
+            return (f"sampling budget reached: completions for server {self.client_name!r} cost ${spent:.6f} "
+                    f"of max_cost=${budget:g}")
         if settings.approval is not None:
             verdict = await call_user(settings.approval, sample)
             if isinstance(verdict, Decision) and verdict.kind == "defer":

@@ -76,6 +76,9 @@ class SamplingSettings:
         guard: ``fn(sample)``; ``False`` or a string rejects the request with that reason.
         approval: ``fn(sample)`` run before the completion (e.g. asks a person); same contract as ``guard``.
         rate_limit: at most this many sampling requests per minute from this server.
+        max_cost: a budget in USD for this server's sampling: once the completions run for it cost this
+            much (``client.sampling_usage.cost``, priced by ``litellm.completion_cost``), further requests
+            are refused. Completions of models LiteLLM has no price for count nothing.
         max_tokens: cap for the server's ``maxTokens``.
         tools: advertise (and convert) tool use in sampling requests.
     """
@@ -90,6 +93,7 @@ class SamplingSettings:
     guard: Callable[..., Any] | None = None
     approval: Callable[..., Any] | None = None
     rate_limit: int | None = None
+    max_cost: float | None = None
     max_tokens: int | None = None
     tools: bool = True
 
@@ -99,7 +103,8 @@ class SamplingSettings:
         return (f"SamplingSettings(enabled={self.enabled}, handler={self.handler!r}, "
                 f"preferred_model={self.preferred_model!r}, default_model={self.default_model!r}, "
                 f"allowed_models={self.allowed_models!r}, router={'<Router>' if self.router else None}, "
-                f"completion_kwargs={kwargs!r}, rate_limit={self.rate_limit!r}, max_tokens={self.max_tokens!r})")
+                f"completion_kwargs={kwargs!r}, rate_limit={self.rate_limit!r}, max_cost={self.max_cost!r}, "
+                f"max_tokens={self.max_tokens!r})")
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,7 @@ def merge_sampling(base: SamplingSettings, value: Any) -> SamplingSettings:
     for key in ("guard", "approval"):
         _callable_or_none(changes.get(key), f"sampling {key}")
     _positive(changes.get("rate_limit"), "sampling rate_limit (requests per minute)", integer=True)
+    _positive(changes.get("max_cost"), "sampling max_cost (USD)")
     _positive(changes.get("max_tokens"), "sampling max_tokens", integer=True)
     if "completion_kwargs" in changes:
         if not isinstance(changes["completion_kwargs"] or {}, Mapping):
@@ -274,6 +280,21 @@ class Config:
         self.human_in_the_loop = checked(HandlerSpec.of(handler, options), "human_in_the_loop")
         return self
 
+    def off_sampling(self) -> Config:
+        """Turn the default sampling off for new clients (undoes :meth:`on_sampling`)."""
+        self.sampling = dataclasses.replace(self.sampling, enabled=False, handler=None)
+        return self
+
+    def off_elicitation(self) -> Config:
+        """Turn the default elicitation off for new clients (undoes :meth:`on_elicitation`)."""
+        self.elicitation = dataclasses.replace(self.elicitation, enabled=False, handler=None)
+        return self
+
+    def off_human_in_the_loop(self) -> Config:
+        """Remove the default tool-call approval handler for new clients (undoes :meth:`on_human_in_the_loop`)."""
+        self.human_in_the_loop = None
+        return self
+
     def reset(self) -> Config:
         """Back to the built-in defaults (everything off)."""
         self.sampling, self.elicitation = SamplingSettings(), ElicitationSettings()
@@ -299,7 +320,7 @@ def configure(
     Keywords (the same as ``ml.client(...)`` accepts, where they win over these):
 
     - ``sampling``: ``True``/``False``, a handler, or a mapping of :class:`SamplingSettings` fields,
-      e.g. ``{"enabled": True, "preferred_model": "gpt-4.1", "rate_limit": 10}``.
+      e.g. ``{"enabled": True, "preferred_model": "gpt-4.1", "rate_limit": 10, "max_cost": 0.50}``.
     - ``elicitation``: ``True``/``False``, a handler, or ``{"handler": ..., "timeout": ...}``.
     - ``roots``: a list of directories (``None``: no roots capability).
     - ``human_in_the_loop`` (or ``on_human_in_the_loop``): an approval handler for every tool call.

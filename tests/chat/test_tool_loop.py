@@ -300,3 +300,25 @@ def test_router_alias_and_provider_rules(llm, make_client):
     assert chat.ask("via the router").content == "42"
     assert llm.requests[0]["model"] == "gpt-4o-mini" and llm.tool_messages(1)[0]["content"] == "42"
     assert chat._provider_model() == MODEL
+
+
+def test_off_hooks_undo_their_registrations(llm, make_client):
+    client = make_client("memory")
+    seen: list[str] = []
+
+    def on_call(call):
+        seen.append("call")
+
+    def on_result(result):
+        seen.append("result")
+
+    def on_message(message):
+        seen.append("message")
+
+    llm.then(Turn(tool_calls=[("c1", "add", {"a": 2, "b": 2})]), Turn(content="4"))
+    chat = new_chat().with_tools(client.tool("add")).on_tool_call(on_call).on_tool_result(on_result)
+    chat.on_new_message(on_message).on_new_message(lambda: seen.append("kept"))
+    assert chat.off_tool_call(on_call) is chat
+    assert chat.off_tool_result(on_result).off_new_message(on_message).off_new_message(on_message) is chat
+    assert chat.ask("2+2").content == "4"
+    assert seen == ["kept", "kept"]

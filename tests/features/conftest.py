@@ -101,11 +101,15 @@ def refusal(client: ml.Client, tool: str, arguments: dict[str, Any] | None = Non
 
     The fixture server does not catch the refusal: on 2025-11-25 its tool call fails with the
     client's JSON-RPC error; on 2026-07-28 the SDK ends the call when an input request is refused.
-    Either way the caller sees a ``ServerError``; an error *result* is accepted too.
+    Either way the caller sees a ``ServerError``, or a ``ConfigError`` when the refusal was the SDK's
+    own for a feature this client has off (saying what to enable); an error *result* is accepted too.
     """
     try:
         result = client.execute_tool(tool, arguments or {})
     except ml.ServerError as exc:
         return exc.message
+    except ml.ConfigError as exc:
+        assert "which is not enabled on it" in str(exc) and "enable it with" in str(exc), exc
+        return str(exc)
     assert result.is_error, f"expected a refusal, got {result.text!r}"
     return result.text

@@ -74,6 +74,9 @@ def test_disabled_sampling_and_elicitation_are_refused(make_client, protocol, to
         result = client.execute_tool(tool, arguments)
     except ml.ServerError as exc:  # the refusal comes back as the tools/call's JSON-RPC error
         outcome = f"ServerError {exc.code}: {exc.message}"
+    except ml.ConfigError as exc:  # ... which the client recognises as its own "<Feature> not supported"
+        assert isinstance(exc.__cause__, ml.ServerError) and exc.__cause__.code == -32600
+        outcome = f"ConfigError -32600: {exc}"
     else:
         assert result.is_error, f"the server got an answer although {tool} is disabled: {result.text!r}"
         outcome = f"error result: {result.text}"
