@@ -26,6 +26,7 @@ from mcp_litellm._client.loop import iterate_sync, run_sync
 from mcp_litellm._client.prompt import Prompt
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, ToolLoopLimitError
 from mcp_litellm._core.types import HookResult
 
@@ -236,6 +237,22 @@ class Chat:
         self._hooks["new_message"].append(fn)
         return self
 
+    def off_tool_call(self, fn: ToolCallHook) -> Chat:
+        """Stop calling ``fn`` (undoes :meth:`on_tool_call`; an unknown ``fn`` is a no-op)."""
+        return self._unhook("tool_call", fn)
+
+    def off_tool_result(self, fn: Hook) -> Chat:
+        """Stop calling ``fn`` (undoes :meth:`on_tool_result`; an unknown ``fn`` is a no-op)."""
+        return self._unhook("tool_result", fn)
+
+    def off_new_message(self, fn: Hook) -> Chat:
+        """Stop calling ``fn`` (undoes :meth:`on_new_message`; an unknown ``fn`` is a no-op)."""
+        return self._unhook("new_message", fn)
+
+    def _unhook(self, event: str, fn: Any) -> Chat:
+        self._hooks[event] = [hook for hook in self._hooks[event] if hook != fn]
+        return self
+
     # -- asking -------------------------------------------------------------------------------------
 
     def ask(self, question: Question = None, *, on_chunk: ChunkHook | None = None) -> Message:
@@ -247,7 +264,7 @@ class Chat:
         """Async twin of :meth:`ask`."""
         start = len(self.messages)
         self._add_question(question)
-        return await self._finish(self._run(on_chunk is not None, start), on_chunk)
+        return await self._finish(self._traced(self._run(on_chunk is not None, start)), on_chunk)
 
     def ask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
                    on_chunk: ChunkHook | None = None) -> Message:
@@ -259,7 +276,7 @@ class Chat:
         """Async twin of :meth:`ask_prompt`."""
         start = len(self.messages)
         self.messages.extend(await prompt.amessages(arguments))
-        return await self._finish(self._run(on_chunk is not None, start), on_chunk)
+        return await self._finish(self._traced(self._run(on_chunk is not None, start)), on_chunk)
 
     def stream(self, question: Question = None) -> Iterator[Chunk]:
         """Ask ``question`` and yield :class:`Chunk` objects as the answer forms: text, tool-call
@@ -270,7 +287,7 @@ class Chat:
         """Async twin of :meth:`stream`."""
         start = len(self.messages)
         self._add_question(question)
-        async with aclosing(self._run(True, start)) as chunks:
+        async with aclosing(self._traced(self._run(True, start))) as chunks:
             async for chunk in chunks:
                 yield chunk
 
@@ -294,6 +311,26 @@ class Chat:
         self.messages.append({"role": "user", "content": question})
 
     # -- the loop -----------------------------------------------------------------------------------
+
+    def _traced(self, chunks: AsyncGenerator[Chunk, None]) -> AsyncGenerator[Chunk, None]:
+        """``chunks`` (one turn) inside an ``invoke_agent`` span when tracing (see ``_core.telemetry``)."""
+        if not telemetry.enabled():
+            return chunks
+        span = telemetry.start("invoke_agent", {"gen_ai.operation.name": "invoke_agent",
+                                                "gen_ai.request.model": self.model})
+
+        def describe(span: Any) -> None:
+            usage, last = self._turn_usage, self.last_message
+            span.set_attributes({"gen_ai.usage.input_tokens": usage.prompt_tokens,
+                                 "gen_ai.usage.output_tokens": usage.completion_tokens})
+            if usage.cost is not None:
+                span.set_attribute("mcp_litellm.usage.cost_usd", usage.cost)
+            if last is not None and last.finish_reason:
+                span.set_attribute("gen_ai.response.finish_reasons", [last.finish_reason])
+
+        secrets = tuple(str(value) for key, value in self.params.items()
+                        if isinstance(value, str) and any(word in key.lower() for word in ("key", "token", "secret")))
+        return telemetry.steps(span, chunks, describe, secrets)
 
     def _provider_model(self) -> str:
         """The model whose provider rules apply to tool schemas and tool-result images."""
@@ -407,9 +444,9 @@ class Chat:
             return result
 
         gathered = asyncio.gather(*(run(call) for call in calls))
+        waiter: asyncio.Future[Chunk] | None = None
         try:
             if queue is not None:
-                waiter: asyncio.Task[Chunk] | None = None
                 while not gathered.done() or not queue.empty():
                     if not queue.empty():
                         yield queue.get_nowait()
@@ -422,6 +459,8 @@ class Chat:
                         waiter.cancel()
             results = await gathered
         finally:
+            if waiter is not None and not waiter.done():  # left mid-wait (cancelled, or the caller stopped):
+                waiter.cancel()  # a pending queue.get() task would be reported as destroyed at exit
             if not gathered.done():
                 gathered.cancel()
                 await asyncio.gather(gathered, return_exceptions=True)

@@ -6,8 +6,12 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_litellm._core.usage import Usage
+
 if TYPE_CHECKING:
     from mcp_litellm._client.tool import ToolResult
+
+__all__ = ["Chunk", "ChunkEvent", "Message", "ToolCall", "Usage", "parse_arguments"]
 
 ChunkEvent = Literal["content", "tool_call", "tool_start", "tool_end"]
 
@@ -56,34 +60,6 @@ class ToolCall:
     def to_dict(self) -> dict[str, Any]:
         """The OpenAI/LiteLLM form used in an assistant message's ``tool_calls``."""
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
-
-
-@dataclass
-class Usage:
-    """Tokens and cost of one or more model requests.
-
-    Attributes:
-        prompt_tokens, completion_tokens: summed over the requests (as the provider reported them).
-        cost: the cost in USD where LiteLLM prices the model (``litellm.completion_cost``), else ``None``.
-        requests: how many model requests this covers.
-    """
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None
-    requests: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt and completion tokens together."""
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        if not isinstance(other, Usage):
-            return NotImplemented
-        cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
-        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
-                     cost, self.requests + other.requests)
 
 
 @dataclass

@@ -8,6 +8,8 @@ templates live in ``_resource``, prompts and completion in ``_prompt``, notifica
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import fnmatch
 import inspect
 import logging
@@ -15,9 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mcp_types import URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
+from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
 from mcp_litellm._client import task_protocol as _tasks
+from mcp_litellm._client.call_context import run_in_context
 from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
@@ -25,6 +28,7 @@ from mcp_litellm._client.prompt import PromptsMixin
 from mcp_litellm._client.resource import ResourcesMixin
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
 
@@ -86,6 +90,74 @@ def _accepts_four(fn: Any) -> bool:
     return any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) >= 4
 
 
+# What the SDK's own callbacks answer when a server asks for a client feature that is not enabled.
+_FEATURE_OFF = {"Sampling not supported": ("sampling", "sampling=True (or client.on_sampling(...))",
+                                           "--allow-sampling"),
+                "Elicitation not supported": ("elicitation", "elicitation=handler (or client.on_elicitation(...))",
+                                              "'mcp-litellm chat', which asks in the terminal"),
+                "List roots not supported": ("roots", "roots=[paths]", "")}
+
+
+def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) -> None:
+    """On 2026-07-28 a server's request for sampling, elicitation or roots comes back inside the tool
+    call; when this client had the feature off, the SDK refuses it and the call fails with that refusal.
+    Say so as what it is: a client setting, not a server fault."""
+    message = error.message.strip() if isinstance(error.message, str) else ""
+    off = _FEATURE_OFF.get(message) if error.code == INVALID_REQUEST else None
+    if off is None:
+        return
+    feature, how, cli = off
+    command_line = f"; on the command line: {cli}" if cli else ""
+    raise ConfigError(f"tool {tool_name!r} of server {server!r} asked this client for {feature}, which is not "
+                      f"enabled on it (the client answered {message!r}): enable it with {how}{command_line}"
+                      ) from error
+
+
+class _ProgressDelivery:
+    """The progress callback of one tool call: its handlers, in the order notifications arrived.
+
+    The SDK starts each progress notification's callback as a task of its own, so without care a
+    handler could run after the call returned, or two of one call's updates out of order. Deliveries
+    take turns (a fair lock), and the call awaits :meth:`drain` before it returns.
+    """
+
+    def __init__(self, handlers: list[tuple[Any, bool]], tool_name: str, client_name: str) -> None:
+        self._handlers, self._tool_name, self._client_name = handlers, tool_name, client_name
+        self._caller = contextvars.copy_context()  # progress arrives on the session's task: run in the call's
+        self._turn = asyncio.Lock()
+        self._running = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def __call__(self, value: float, total: float | None, message: str | None) -> None:
+        self._running += 1
+        self._idle.clear()
+        try:
+            await run_in_context(self._caller, self._deliver(value, total, message))
+        finally:
+            self._running -= 1
+            if not self._running:
+                self._idle.set()
+
+    async def _deliver(self, value: float, total: float | None, message: str | None) -> None:
+        async with self._turn:
+            for handler, with_name in self._handlers:
+                try:
+                    await call_handler(handler, value, total, message, *((self._tool_name,) if with_name else ()))
+                except Exception:
+                    logger.exception("progress handler for %s on %r failed", self._tool_name, self._client_name)
+
+    async def drain(self, timeout: float) -> None:
+        """Wait (up to ``timeout`` seconds) until every progress update that arrived was delivered."""
+        await asyncio.sleep(0)  # callbacks the SDK spawned with the answer get to start
+        if self._running:
+            try:
+                await asyncio.wait_for(self._idle.wait(), timeout)
+            except asyncio.TimeoutError:
+                logger.warning("progress handlers for %s on %r still running %.0f s after the call returned",
+                               self._tool_name, self._client_name, timeout)
+
+
 class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
@@ -99,6 +171,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
 
     if TYPE_CHECKING:  # provided by the client core (stubs here would shadow it)
         _features: ClientFeatures
+        _connection: Connection | None
+        transport_type: str
+        config: Mapping[str, Any]
         def _require_connection(self) -> Connection: ...
         async def _connected(self) -> Connection: ...
         def _timeout(self, timeout: float | None) -> float: ...
@@ -169,11 +244,37 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
     async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
                        on_progress: ProgressHandler | None, task: bool | None = None) -> ToolResult:
         tool, arguments = await self._resolve_tool(name, parameters)
+        if not telemetry.enabled():  # no tracer provider: no span (the common case stays as fast as before)
+            return await self._call_tool(tool, arguments, timeout, on_progress, task)
+        with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool), kind="client") as span:
+            result = await self._call_tool(tool, arguments, timeout, on_progress, task)
+            if result.is_error:
+                telemetry.fail(span, "tool_error")
+            return result
+
+    def _tool_span_attributes(self, tool: Tool) -> dict[str, Any]:
+        """The span attributes of a call of ``tool`` (MCP and GenAI semantic conventions)."""
+        attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
+                                      "gen_ai.tool.name": tool.mcp_name, "mcp_litellm.server": self.name}
+        call_id = telemetry.tool_call_id.get()
+        if call_id:
+            attributes["gen_ai.tool.call.id"] = call_id
+            telemetry.tool_call_id.set(None)  # what this call leads to (a handler calling tools) is not that call
+        connection = self._connection
+        version = connection.client.protocol_version if connection is not None and connection.alive else None
+        if version:
+            attributes["mcp.protocol.version"] = version
+        attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
+        return attributes
+
+    async def _call_tool(self, tool: Tool, arguments: dict[str, Any], timeout: float | None,
+                         on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
         connection = await self._connected()
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
         as_task = not _tasks.is_modern(connection.client.session) and runs_as_task(tool, task, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
+            telemetry.current_span().set_attribute("mcp_litellm.tool.denied", True)
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
         progress = self._progress_callback(tool.mcp_name, on_progress)
         report = status_as_progress(progress)
@@ -200,10 +301,14 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
             try:
                 result = await connection.request("tools/call", call, self._timeout(timeout))
             except ServerError as error:
+                _raise_if_capability_off(error, self.name, tool.mcp_name)
                 if error.code != URL_ELICITATION_REQUIRED:
                     raise
                 await self._complete_url_elicitations(error)  # raises unless the user took every URL
                 result = await connection.request("tools/call", call, self._timeout(timeout))  # once
+            finally:
+                if progress is not None:  # the SDK runs progress callbacks in tasks of their own
+                    await progress.drain(self._timeout(timeout))
         except RuntimeError as exc:  # the SDK's output-schema check
             if not str(exc).startswith(_OUTPUT_SCHEMA_ERRORS) and "output schema" not in str(exc):
                 raise
@@ -228,20 +333,10 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
             raise ServerError(error.code, f"{error.message}: the server needs the user to open {urls}; {why}",
                               error.data, method=error.method) from error
 
-    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> Any:
+    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> _ProgressDelivery | None:
         handlers = [(on_progress, False)] if on_progress else []
         handlers += [(h, _accepts_four(h)) for h in self._progress_handlers]
-        if not handlers:
-            return None
-
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            for handler, with_name in handlers:
-                try:
-                    await call_handler(handler, value, total, message, *((tool_name,) if with_name else ()))
-                except Exception:
-                    logger.exception("progress handler for %s on %r failed", tool_name, self.name)
-
-        return progress
+        return _ProgressDelivery(handlers, tool_name, self.name) if handlers else None
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,

@@ -32,6 +32,7 @@ from mcp_litellm._transports import canonical_transport_name, infer_transport
 from mcp_litellm._transports.stdio import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
+    from mcp_litellm._core.usage import Usage
     from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
     from mcp_litellm.handlers._types import (
         ApprovalHandlerArg,
@@ -60,8 +61,10 @@ class Client(CatalogMixin):
             (SSE for a path ending in ``/sse``), ``server`` -> memory.
         config: the transport's settings: ``command``/``args``/``env``/``cwd`` for stdio;
             ``url``/``headers``/``timeout``/``auth`` for HTTP; ``server`` for memory.
-        start: connect immediately (blocking). Pass ``False`` and use ``await client.astart()`` or
-            ``async with client`` from async code.
+        start: connect now. Outside an event loop this blocks until the server is up. Inside a running
+            event loop (async code, a notebook cell) it never blocks that loop: the client connects on
+            ``async with client``, ``await client.astart()`` or its first call instead. ``False``: connect
+            only when :meth:`start`/:meth:`astart` is called.
         request_timeout: seconds each request may take; a per-call ``timeout=`` overrides it.
         protocol: ``"auto"`` (negotiate 2026-07-28 with servers that speak it, else the classic
             initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
@@ -125,8 +128,13 @@ class Client(CatalogMixin):
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
+        self._connect_on_first_use = False
+        self._start_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         if start:
-            self.start()
+            if _event_loop_running():  # connecting here would block that loop for the whole connect
+                self._connect_on_first_use = True
+            else:
+                self.start()
 
     def _session_options(self) -> SessionOptions:
         """What the next session is built with: client features, then notifications, add callbacks."""
@@ -155,6 +163,14 @@ class Client(CatalogMixin):
     def elicitation_settings(self) -> ElicitationSettings:
         """This client's elicitation settings (global defaults with its own on top)."""
         return self._features.elicitation_settings
+
+    @property
+    def sampling_usage(self) -> Usage:
+        """What this server's sampling requests cost: an :class:`~mcp_litellm.Usage` with the completions
+        run for them (``requests``), their ``prompt_tokens``/``completion_tokens``, and ``cost`` in USD
+        (``litellm.completion_cost``; ``None`` while no completion was priced). Counts from client creation,
+        across restarts; a ``max_cost`` sampling setting refuses requests once ``cost`` reaches it."""
+        return self._features.sampling_usage
 
     @property
     def roots(self) -> Roots:
@@ -189,9 +205,38 @@ class Client(CatalogMixin):
         self._features.on_human_in_the_loop(handler, options)
         return self
 
+    def off_sampling(self) -> Client:
+        """Turn sampling off (undoes :meth:`on_sampling` and the ``sampling`` option).
+
+        From now on the server's sampling requests are refused; the next session no longer advertises
+        the capability. Returns the client.
+        """
+        self._features.off_sampling()
+        return self
+
+    def off_elicitation(self) -> Client:
+        """Turn elicitation off (undoes :meth:`on_elicitation`): requests are refused from now on. Returns the client.
+        """
+        self._features.off_elicitation()
+        return self
+
+    def off_human_in_the_loop(self) -> Client:
+        """Remove the tool-call approval handler (undoes :meth:`on_human_in_the_loop`). Returns the client."""
+        self._features.on_human_in_the_loop(None, {})
+        return self
+
     # -- lifecycle -----------------------------------------------------------------------------------
 
     async def _start(self) -> None:
+        """Connect, one start at a time (concurrent first calls and ``astart()`` share one connect)."""
+        loop = asyncio.get_running_loop()
+        if self._start_lock is None or self._start_lock[0] is not loop:
+            self._start_lock = (loop, asyncio.Lock())
+        async with self._start_lock[1]:
+            await self._start_now()
+        self._connect_on_first_use = False
+
+    async def _start_now(self) -> None:
         if self._connection is not None and self._connection.alive:
             return
         if self._connection is not None:
@@ -212,6 +257,7 @@ class Client(CatalogMixin):
         await self._after_connect()
 
     async def _stop(self) -> None:
+        self._connect_on_first_use = False
         await self._before_stop()  # notifications: stop the listen stream while the session is still up
         connection, self._connection = self._connection, None
         _live_clients.discard(self)
@@ -260,6 +306,12 @@ class Client(CatalogMixin):
         return connection is not None and connection.alive
 
     async def _ping(self, timeout: float | None) -> bool:
+        if self._connect_on_first_use:  # a client made inside a running loop connects on its first call
+            try:
+                await self._start()
+            except MCPLiteLLMError as exc:
+                logger.debug("ping to server %r failed: %s", self.name, exc)
+                return False
         connection = self._connection
         if connection is None or not (connection.alive or connection.reconnects):
             return False
@@ -303,10 +355,7 @@ class Client(CatalogMixin):
     # -- what the server told us -------------------------------------------------------------------
 
     def _sdk(self) -> Any:
-        connection = self._connection
-        if connection is None:
-            raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
-        return connection.client
+        return self._require_connection().client
 
     @property
     def server_info(self) -> Implementation | None:
@@ -340,19 +389,38 @@ class Client(CatalogMixin):
     def _require_connection(self) -> Connection:
         connection = self._connection
         if connection is None:
+            if self._connect_on_first_use:
+                raise TransportError(
+                    f"client {self.name!r} was created inside a running event loop, so it connects on "
+                    "'async with client', 'await client.astart()' or its first call; none has happened yet")
             raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
         return connection
 
     async def _connected(self) -> Connection:
-        """The connection, after reconnecting it if it was a lost HTTP session (one attempt)."""
+        """The connection, after reconnecting it if it was a lost HTTP session (one attempt).
+
+        A client created inside a running event loop connects here, on its first call.
+        """
+        if self._connect_on_first_use:
+            await self._start()
         connection = self._require_connection()
         await connection.reconnect(self.request_timeout)
         return connection
 
     def __repr__(self) -> str:
-        state = "alive" if self.is_alive() else "stopped"
+        state = ("alive" if self.is_alive() else
+                 "not connected yet" if self._connect_on_first_use else "stopped")
         return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "
                 f"config={redact_config(self.config)!r}, {state})")
+
+
+def _event_loop_running() -> bool:
+    """True when the calling thread is running an event loop (async code, a notebook cell)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _with_signature_of(cls: Callable[P, Client]) -> Callable[[Callable[..., Client]], Callable[P, Client]]:

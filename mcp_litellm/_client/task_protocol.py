@@ -30,6 +30,7 @@ from mcp_types import CallToolResult, RequestParams, Result
 from mcp_types import Request as _Request
 
 from mcp_litellm._core.errors import ServerError
+from mcp_litellm._core.redact import short_token
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -174,9 +175,42 @@ async def _send(session: ClientSession, request: Any) -> dict[str, Any]:
     return result
 
 
+_late_cancels: set[asyncio.Future[None]] = set()  # cancels of tasks created after their caller gave up
+
+
 async def create(session: ClientSession, name: str, arguments: dict[str, Any], *, ttl: float | None,
                  meta: dict[str, Any] | None, progress: Any) -> TaskState | CallToolResult:
-    """Call tool ``name`` as a task; the server's task, or the tool's result if it ran the call at once."""
+    """Call tool ``name`` as a task; the server's task, or the tool's result if it ran the call at once.
+
+    If the caller gives up (a timeout, a cancellation) while the server is still creating the task, the
+    create goes on in the background for up to ``CANCEL_GRACE`` seconds, and a task it made is cancelled:
+    a server that does not stop on ``notifications/cancelled`` would otherwise run it for nobody.
+    """
+    creating = asyncio.ensure_future(_create(session, name, arguments, ttl=ttl, meta=meta, progress=progress))
+    try:
+        return await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        cleanup = asyncio.ensure_future(_cancel_when_made(session, creating))
+        _late_cancels.add(cleanup)
+        cleanup.add_done_callback(_late_cancels.discard)
+        raise
+
+
+async def _cancel_when_made(session: ClientSession, creating: asyncio.Future[TaskState | CallToolResult]) -> None:
+    try:
+        with anyio.fail_after(CANCEL_GRACE):
+            made = await creating
+    except BaseException:  # the create failed or never answered: there is no task to cancel
+        if not creating.done():
+            creating.cancel()
+        return
+    if isinstance(made, TaskState) and not made.done:
+        logger.debug("cancelling task %r: it was created after its call had been given up", short_token(made.task_id))
+        await cancel_quietly(session, made.task_id)
+
+
+async def _create(session: ClientSession, name: str, arguments: dict[str, Any], *, ttl: float | None,
+                  meta: dict[str, Any] | None, progress: Any) -> TaskState | CallToolResult:
     if is_modern(session):
         answer = await session.call_tool(name, arguments, progress_callback=progress, meta=meta,  # type: ignore[arg-type]
                                          allow_claimed=True)
@@ -241,9 +275,9 @@ async def fetch_result(session: ClientSession, state: TaskState) -> CallToolResu
         if state.error is not None:
             code = state.error.get("code")
             raise ServerError(code if isinstance(code, int) else -32603,
-                              str(state.error.get("message") or f"task {state.task_id!r} failed"),
+                              str(state.error.get("message") or f"task {short_token(state.task_id)!r} failed"),
                               state.error.get("data"), method="tasks/get")
-        raise ServerError(-32603, f"task {state.task_id!r} ended {state.status} without a result",
+        raise ServerError(-32603, f"task {short_token(state.task_id)!r} ended {state.status} without a result",
                           method="tasks/get")
     raw = await _send(session, _TaskResult(params=_TaskIdParams(task_id=state.task_id)))
     raw.pop("_meta", None)
@@ -257,8 +291,8 @@ async def wait(session: ClientSession, state: TaskState, report: StatusCallback 
         if state.status == "input_required":
             if not is_modern(session):
                 return state  # tasks/result lets the server ask (elicitation, sampling) and then answers
-            raise ServerError(-32603, f"task {state.task_id!r} needs input from the client (tasks/update), which "
-                              "mcp-litellm does not support yet on 2026-07-28",
+            raise ServerError(-32603, f"task {short_token(state.task_id)!r} needs input from the client "
+                              "(tasks/update), which mcp-litellm does not support yet on 2026-07-28",
                               method="tasks/get")
         await asyncio.sleep(state.wait_time())
         state = await get(session, state.task_id)
@@ -276,9 +310,14 @@ async def cancel_quietly(session: ClientSession, task_id: str) -> None:
             with anyio.fail_after(CANCEL_GRACE):
                 await cancel(session, task_id)
         except Exception as exc:  # the call is already failing: say why the task may linger, and go on
-            logger.warning("could not cancel task %r: %s", task_id, exc)
+            logger.warning("could not cancel task %r: %s", short_token(task_id), exc)
 
-    await asyncio.shield(asyncio.ensure_future(send()))
+    sending = asyncio.ensure_future(send())
+    # Shielded both ways: from a native cancellation (asyncio.timeout, 3.11+) and from an anyio cancel scope
+    # (anyio.fail_after, 3.10), which would otherwise cancel every await here at once, leaving the task running
+    # until the cancel happened to go out.
+    with anyio.CancelScope(shield=True):
+        await asyncio.shield(sending)
 
 
 async def run(session: ClientSession, state: TaskState, report: StatusCallback | None) -> CallToolResult:

@@ -26,6 +26,7 @@ from mcp_litellm._client.task_protocol import (
 )
 from mcp_litellm._client.tool import ToolResult
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.redact import short_token
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -109,14 +110,14 @@ class Task:
         return self._state.done
 
     def __repr__(self) -> str:
-        return f"Task(id={self.id!r}, tool={self.tool_name!r}, status={self.status!r})"
+        return f"Task(id={short_token(self.id)!r}, tool={self.tool_name!r}, status={self.status!r})"
 
     def _check_alive(self) -> None:
         expires = self._state.expires_at()
         if expires is not None and time.time() > expires and self._result is None:
             raise ConfigError(
-                f"task {self.id!r} of tool {self.tool_name!r} on server {self.client.name!r} has outlived its "
-                f"lifetime (ttl {self._state.ttl:g}s): the server may have deleted it and its result; "
+                f"task {short_token(self.id)!r} of tool {self.tool_name!r} on server {self.client.name!r} has "
+                f"outlived its lifetime (ttl {self._state.ttl:g}s): the server may have deleted it and its result; "
                 "start a new task, with a longer ttl= if the server allows it")
 
     async def _refresh(self) -> Task:

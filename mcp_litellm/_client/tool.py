@@ -163,17 +163,38 @@ class ToolResult:
         return cls(content=[TextContent(type="text", text=message)], is_error=True, tool_name=tool_name)
 
     def _truncate(self, max_chars: int) -> None:
+        """Keep the blocks, in order, that fit ``max_chars``.
+
+        Text counts its characters (blocks are joined by newlines), and an image or audio block counts as
+        the note that stands for it in text. The block that crosses the limit is cut (text) or left out
+        (media), later blocks are left out, and a last text block says how much was cut.
+        """
         from mcp_types import TextContent
 
-        text = self.text
-        if len(text) <= max_chars:
+        sizes = [_counted_size(block) for block in self.content]
+        total = sum(sizes) + max(0, sum(1 for size in sizes if size) - 1)
+        if total <= max_chars:
             return
-        cut = len(text) - max_chars
-        marker = f"\n[... {cut} of {len(text)} characters cut: the result exceeded max_result_chars={max_chars}]"
-        # every block with a text form (text, resource links, embedded text resources) is in ``text`` and so
-        # in the cut; only images and audio (no text form) are kept beside it
-        media = [b for b in self.content if is_media(b)]
-        self.content = [TextContent(type="text", text=text[:max_chars] + marker), *media]
+        kept: list[ContentBlock] = []
+        used, full, media_left_out = 0, False, 0
+        for block, size in zip(self.content, sizes, strict=True):
+            needed = size + (1 if used and size else 0)  # the newline before it
+            if not full and used + needed <= max_chars:
+                kept.append(block)
+                used += needed
+                continue
+            if is_media(block):
+                media_left_out += 1
+            elif not full and max_chars - used - (1 if used else 0) > 0:
+                room = max_chars - used - (1 if used else 0)
+                kept.append(TextContent(type="text", text=(block_text(block) or "")[:room]))
+                used = max_chars
+            full = True
+        cut = total - used
+        dropped = f", {media_left_out} image/audio block(s) left out" if media_left_out else ""
+        kept.append(TextContent(type="text", text=f"[... {cut} of {total} characters cut{dropped}: "
+                                                  f"the result exceeded max_result_chars={max_chars}]"))
+        self.content = kept
         self.truncated_chars = cut
 
     @property
@@ -187,34 +208,57 @@ class ToolResult:
     def __str__(self) -> str:
         return self.text
 
-    def _tool_text(self, inline_images: bool) -> str:
-        pieces = []
+    def _tool_pieces(self, inline_images: bool) -> list[str | dict[str, Any]]:
+        """The result in the server's order: text (with a note for each media block the message cannot
+        carry) and, with ``inline_images``, image parts; neighbouring text is joined by newlines."""
+        pieces: list[str | dict[str, Any]] = []
         for block in self.content:
             text = block_text(block)
-            if text is not None:
+            if text is None and is_media(block):
+                if inline_images and _is_image(block):
+                    part = media_part(block)
+                    if part is not None:
+                        pieces.append(part)
+                    continue
+                text = media_note(block)
+            if text is None:
+                continue
+            if pieces and isinstance(pieces[-1], str):
+                pieces[-1] = f"{pieces[-1]}\n{text}"
+            else:
                 pieces.append(text)
-            elif is_media(block) and not (inline_images and _is_image(block)):
-                pieces.append(media_note(block))
-        text = "\n".join(pieces)
-        if not text.strip():
-            text = "Tool call failed" if self.is_error else "(no output)"
-        if self.is_error and not text.lower().startswith(("error", "tool call")):
-            text = f"Error: {text}"
-        return text
+        if all(isinstance(piece, str) and not piece.strip() for piece in pieces):
+            pieces = ["Tool call failed" if self.is_error else "(no output)"]
+        if self.is_error:  # the model reads the outcome first
+            first = pieces[0]
+            if not isinstance(first, str):
+                pieces.insert(0, "Error:")
+            elif not first.lower().startswith(("error", "tool call")):
+                pieces[0] = f"Error: {first}"
+        return pieces
+
+    def _tool_text(self, inline_images: bool) -> str:
+        return "\n".join(piece for piece in self._tool_pieces(inline_images) if isinstance(piece, str))
 
     def to_message(self, tool_call_id: str, model: str | None = None) -> dict[str, Any]:
         """A LiteLLM ``role: "tool"`` message answering ``tool_call_id``.
 
         With a ``model`` whose provider takes images inside tool results through LiteLLM (Anthropic,
-        Gemini / Vertex AI, Bedrock), images are ``image_url`` parts of this message. Otherwise (OpenAI
-        and every other provider, or no model given) the message is text that notes each image or
-        audio block, and :meth:`media_message` carries the media; :meth:`to_messages` gives both.
+        Gemini / Vertex AI, Bedrock), images are ``image_url`` parts of this message, in the server's
+        order among the text (Gemini takes a tool's text as one piece with its images after it, so
+        there each image's place in the text is marked ``[image N (mime type), attached]``).
+        Otherwise (OpenAI and every other provider, or no model given) the message is text that
+        notes each image or audio block, and :meth:`media_message` carries the media;
+        :meth:`to_messages` gives both.
         """
-        images = [media_part(b) for b in self.content if _is_image(b)] if images_in_tool_messages(model) else []
-        if images:
-            text_part = {"type": "text", "text": self._tool_text(inline_images=True)}
-            return {"role": "tool", "tool_call_id": tool_call_id, "content": [text_part, *images]}
-        return {"role": "tool", "tool_call_id": tool_call_id, "content": self._tool_text(inline_images=False)}
+        inline = images_in_tool_messages(model)
+        pieces = self._tool_pieces(inline)
+        if all(isinstance(piece, str) for piece in pieces):
+            return {"role": "tool", "tool_call_id": tool_call_id, "content": "\n".join(map(str, pieces))}
+        if provider_family(model or "") == "gemini":
+            pieces = _images_after_text(pieces)
+        content = [{"type": "text", "text": piece} if isinstance(piece, str) else piece for piece in pieces]
+        return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
 
     def media_message(self, model: str | None = None) -> dict[str, Any] | None:
         """A ``role: "user"`` message with the media :meth:`to_message` could not carry for ``model``, or ``None``.
@@ -261,6 +305,29 @@ def images_in_tool_messages(model: str | None) -> bool:
         return False
     provider = model.lower().split("/", 1)[0] if "/" in model else ""
     return provider in {"bedrock", "bedrock_converse"} or provider_family(model) in {"anthropic", "gemini"}
+
+
+def _images_after_text(pieces: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
+    """One text (each image's place marked ``[image N (mime), attached]``) followed by the images, in order."""
+    texts: list[str] = []
+    images: list[str | dict[str, Any]] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            texts.append(piece)
+        else:
+            images.append(piece)
+            url = str(piece.get("image_url", {}).get("url", ""))
+            mime = url[5:].split(";", 1)[0] if url.startswith("data:") else "image"
+            texts.append(f"[image {len(images)} ({mime}), attached]")
+    return ["\n".join(texts), *images]
+
+
+def _counted_size(block: Any) -> int:
+    """What ``block`` counts toward ``max_result_chars``: its text, or the note that stands for a media block."""
+    text = block_text(block)
+    if text is not None:
+        return len(text)
+    return len(media_note(block)) if is_media(block) else 0
 
 
 def _is_image(block: Any) -> bool:

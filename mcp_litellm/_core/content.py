@@ -3,7 +3,7 @@
 Text-like blocks (text, resource links, embedded text resources) become text; images become
 ``image_url`` parts with a ``data:`` URL; audio becomes ``input_audio`` parts; binary data that no
 model can read (a zip in an embedded resource) becomes a one-line description, so nothing is
-silently dropped.
+silently dropped. A blob whose mime type is textual (``text/*``, JSON, XML...) is decoded and shown as text.
 """
 
 from __future__ import annotations
@@ -51,16 +51,64 @@ def audio_part(mime_type: str, data_b64: str) -> dict[str, Any]:
     return {"type": "input_audio", "input_audio": {"data": data_b64, "format": _AUDIO_FORMATS.get(subtype, subtype)}}
 
 
+MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp"})
+"""The image types every provider LiteLLM reaches takes (OpenAI, Anthropic, Gemini, Bedrock)."""
+
+
+def is_model_image(mime_type: str | None) -> bool:
+    """True for an image type models take; other images (SVG, TIFF, ...) are given as text instead."""
+    return (mime_type or "").split(";", 1)[0].strip().lower() in MODEL_IMAGE_TYPES
+
+
+def other_image_text(uri: str | None, mime_type: str, data_b64: str) -> str:
+    """An image no model takes, as text: an SVG (or other text-based image) as its source, else a description."""
+    text = blob_text(mime_type, data_b64)
+    if text is not None:
+        return text
+    where = f" {uri}" if uri else ""
+    return (f"[image{where}: {mime_type}, {blob_size(data_b64)} bytes, not shown: models take PNG, JPEG, GIF "
+            "and WebP images]")
+
+
 def describe_binary(uri: str | None, mime_type: str | None, size: int) -> str:
     """A one-line stand-in for binary content a model cannot read."""
     where = f" {uri}" if uri else ""
     return f"[binary resource{where}: {mime_type or 'application/octet-stream'}, {size} bytes, not shown]"
 
 
+_TEXT_APPLICATION_TYPES = frozenset({"application/json", "application/xml", "application/yaml", "application/x-yaml",
+                                     "application/javascript", "application/x-sh", "application/sql",
+                                     "application/toml", "application/graphql", "application/x-ndjson"})
+
+
+def is_text_mime(mime_type: str | None) -> bool:
+    """True for mime types whose data is text: ``text/*``, JSON, XML, YAML and the like (``+json``/``+xml``)."""
+    mime = (mime_type or "").split(";", 1)[0].strip().lower()
+    return mime.startswith("text/") or mime in _TEXT_APPLICATION_TYPES or mime.endswith(("+json", "+xml", "+yaml"))
+
+
+def blob_text(mime_type: str | None, data_b64: str) -> str | None:
+    """The text in a blob whose mime type is textual (UTF-8, or the ``charset`` it names); ``None`` when the
+    mime type is not textual or the data does not decode (it is then described as binary)."""
+    if not is_text_mime(mime_type):
+        return None
+    charset = "utf-8"
+    for param in (mime_type or "").split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip('"')
+    try:
+        return base64.b64decode(data_b64, validate=False).decode(charset)
+    except (binascii.Error, ValueError, LookupError):
+        return None
+
+
 def block_text(block: Any) -> str | None:
     """The text form of one content block, or ``None`` when it has none (images, audio, image blobs)."""
     if isinstance(block, TextContent):
         return block.text
+    if isinstance(block, ImageContent) and not is_model_image(block.mime_type):
+        return other_image_text(None, block.mime_type, block.data)
     if isinstance(block, ResourceLink):
         label = block.title or block.name
         mime = f" ({block.mime_type})" if block.mime_type else ""
@@ -71,9 +119,12 @@ def block_text(block: Any) -> str | None:
         if isinstance(resource, TextResourceContents):
             return resource.text
         mime = resource.mime_type or "application/octet-stream"
-        if mime.startswith(("image/", "audio/")):
+        if is_model_image(mime) or mime.startswith("audio/"):
             return None
-        return describe_binary(str(resource.uri), mime, blob_size(resource.blob))
+        if mime.startswith("image/"):
+            return other_image_text(str(resource.uri), mime, resource.blob)
+        text = blob_text(mime, resource.blob)
+        return text if text is not None else describe_binary(str(resource.uri), mime, blob_size(resource.blob))
     return None
 
 
@@ -84,21 +135,25 @@ def join_text(blocks: Iterable[Any]) -> str:
 
 def is_media(block: Any) -> bool:
     """True for blocks that become image or audio parts (not text)."""
-    if isinstance(block, ImageContent | AudioContent):
+    if isinstance(block, ImageContent):
+        return is_model_image(block.mime_type)
+    if isinstance(block, AudioContent):
         return True
-    return (isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents)
-            and (block.resource.mime_type or "").startswith(("image/", "audio/")))
+    if isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents):
+        mime = block.resource.mime_type or ""
+        return is_model_image(mime) or mime.startswith("audio/")
+    return False
 
 
 def media_part(block: Any) -> dict[str, Any] | None:
     """The LiteLLM part for one image/audio block (or image/audio blob), else ``None``."""
     if isinstance(block, ImageContent):
-        return image_part(block.mime_type, block.data)
+        return image_part(block.mime_type, block.data) if is_model_image(block.mime_type) else None
     if isinstance(block, AudioContent):
         return audio_part(block.mime_type, block.data)
     if isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents):
         mime = block.resource.mime_type or ""
-        if mime.startswith("image/"):
+        if is_model_image(mime):
             return image_part(mime, block.resource.blob)
         if mime.startswith("audio/"):
             return audio_part(mime, block.resource.blob)
@@ -141,8 +196,13 @@ def resource_contents_parts(contents: Sequence[Any], *, heading: str | None = No
             parts.append({"type": "text", "text": item.text})
         elif isinstance(item, BlobResourceContents):
             mime = item.mime_type or "application/octet-stream"
-            if mime.startswith("image/"):
+            text = blob_text(mime, item.blob)
+            if is_model_image(mime):
                 parts.append(image_part(mime, item.blob))
+            elif mime.startswith("image/"):
+                parts.append({"type": "text", "text": other_image_text(str(item.uri), mime, item.blob)})
+            elif text is not None:
+                parts.append({"type": "text", "text": text})
             else:
                 parts.append({"type": "text", "text": describe_binary(str(item.uri), mime, blob_size(item.blob))})
     return parts

@@ -88,6 +88,12 @@ def remember_secrets(values: Iterable[object]) -> None:
             _known.update(found)
 
 
+def short_token(value: str, keep: int = 6) -> str:
+    """An identifier that may act as a bearer token (a task id), cut for logs, reprs and error messages:
+    enough to tell two apart, not enough to use."""
+    return value if len(value) <= keep else f"{value[:keep]}\u2026"
+
+
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every known secret value (say, a server's ``env`` values, and every value given to
     :func:`remember_secrets`) and every secret URL query value replaced by ``***``."""

@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitRequestFormParams, ElicitResult, ErrorData
 
+from mcp_litellm._core import telemetry
 from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
 from mcp_litellm.handlers._registry import ElicitationRegistry
 from mcp_litellm.handlers._settings import ElicitationSettings
@@ -217,8 +218,23 @@ class ElicitationRunner:
         self.settings = settings
         self.client_name = client_name
 
-    async def respond(self, params: Any) -> ElicitResult | ErrorData:
-        """The user's answer, or ``ErrorData`` (handler failure, or content not matching the schema)."""
+    async def respond(self, params: Any, span_attributes: Mapping[str, Any] | None = None) -> ElicitResult | ErrorData:
+        """The user's answer, or ``ErrorData`` (handler failure, or content not matching the schema).
+
+        Runs in an ``elicitation/create`` span (kind SERVER) when tracing; ``span_attributes`` add to it.
+        """
+        attributes = {"mcp.method.name": "elicitation/create", **(span_attributes or {})}
+        meta = getattr(params, "meta", None)
+        with telemetry.span("elicitation/create", attributes, kind="server", meta=meta) as span:
+            answer = await self._respond(params)
+            if isinstance(answer, ErrorData):
+                telemetry.fail(span, str(answer.code), answer.message)
+                span.set_attribute("rpc.response.status_code", str(answer.code))
+            else:
+                span.set_attribute("mcp_litellm.elicitation.action", answer.action)
+            return answer
+
+    async def _respond(self, params: Any) -> ElicitResult | ErrorData:
         spec = self.settings.handler
         if spec is None:
             return ErrorData(code=INTERNAL_ERROR,

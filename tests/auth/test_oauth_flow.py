@@ -219,6 +219,27 @@ def test_the_request_timeout_waits_for_the_user(oauth_server, transport):
         assert add(client) == "42"  # in the middle of a session too
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_calls_made_while_the_user_authorizes_wait_for_it_instead_of_timing_out(oauth_server, transport):
+    import asyncio
+
+    async def slow(url: str) -> str:
+        await asyncio.sleep(2.5)
+        return follow(url)
+
+    with make(oauth_server, transport, authorize=slow, request_timeout=1.0) as client:  # the user takes 2.5 s
+        oauth_server.provider.revoke_all()
+
+        async def together() -> list[str]:
+            first = asyncio.ensure_future(client.tool("add").aexecute({"a": 2, "b": 40}))  # starts the authorization
+            await asyncio.sleep(0.3)
+            later = [client.tool("add").aexecute({"a": 1, "b": i}) for i in range(3)]  # wait behind it
+            return [r.text for r in await asyncio.gather(first, *later)]
+
+        assert asyncio.run(together()) == ["42", "1", "2", "3"]
+    assert oauth_server.grants().count("authorization_code") == 2  # the first connect, and one more
+
+
 def test_authorize_callable_that_raises(oauth_server):
     def broken(url: str) -> str:
         raise RuntimeError("boom")

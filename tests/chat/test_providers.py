@@ -135,3 +135,64 @@ def test_gemini_gets_cleaned_schemas_tool_results_and_images(http, make_client):
     inline = [p.get("inline_data") or p.get("inlineData") for p in picture.get("parts", [])]
     assert inline and inline[0]["mime_type"] == "image/png", "the tool's image did not reach Gemini"
     assert chat.messages[1]["tool_calls"][0]["function"]["name"] == "store_person"
+
+
+def _story_server():
+    """An in-process server whose tool answers with images between its texts, referring to "the image above"."""
+    import base64
+
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ImageContent, TextContent
+
+    from tests.servers.fixture_server import PNG
+
+    server = MCPServer("story")
+    png = base64.b64encode(PNG).decode()
+
+    @server.tool(description="Two pictures, each with a caption below it.", structured_output=False)
+    def story() -> list:
+        return [ImageContent(type="image", data=png, mime_type="image/png"),
+                TextContent(type="text", text="the image above is red"),
+                ImageContent(type="image", data=png, mime_type="image/gif"),
+                TextContent(type="text", text="the one above is blue")]
+
+    return ml.client("story", config={"server": server})
+
+
+def test_anthropic_tool_results_keep_text_and_images_in_the_servers_order(http):
+    client = _story_server()
+    try:
+        requests = scripted(http, r"http://anthropic\.test/.*", [
+            anthropic_message([{"type": "tool_use", "id": "toolu_1", "name": "story", "input": {}}], "tool_use"),
+            anthropic_message([{"type": "text", "text": "Red, then blue."}], "end_turn"),
+        ])
+        chat = ml.Chat("anthropic/claude-sonnet-4-5", api_base="http://anthropic.test", api_key="sk-ant-test")
+        assert chat.with_tools(*client.tools()).ask("describe").content == "Red, then blue."
+        result = next(b for m in requests[1]["messages"] if isinstance(m["content"], list)
+                      for b in m["content"] if b.get("type") == "tool_result")
+        assert [(b["type"], b.get("text") or b["source"]["media_type"]) for b in result["content"]] == [
+            ("image", "image/png"), ("text", "the image above is red"),
+            ("image", "image/gif"), ("text", "the one above is blue")]
+    finally:
+        client.stop()
+
+
+def test_gemini_tool_results_mark_where_each_image_stood(http):
+    client = _story_server()
+    try:
+        requests = scripted(http, r"https://generativelanguage\.googleapis\.com/.*", [
+            gemini_reply([{"functionCall": {"name": "story", "args": {}}}]),
+            gemini_reply([{"text": "Red, then blue."}]),
+        ])
+        chat = ml.Chat("gemini/gemini-2.0-flash", api_key="gm-test-key")
+        assert chat.with_tools(*client.tools()).ask("describe").content == "Red, then blue."
+        wire = json.dumps(requests[1])
+        marks = [wire.find(s) for s in ("[image 1 (image/png), attached]", "the image above is red",
+                                        "[image 2 (image/gif), attached]", "the one above is blue")]
+        assert -1 not in marks and marks == sorted(marks), wire[:2000]
+        parts = [part for content in requests[1]["contents"] for outer in content["parts"]
+                 for part in (outer, *(outer.get("function_response") or {}).get("parts", []))]
+        inline = [found for p in parts if (found := p.get("inline_data") or p.get("inlineData"))]
+        assert [i["mime_type"] for i in inline] == ["image/png", "image/gif"]
+    finally:
+        client.stop()

@@ -124,3 +124,84 @@ def test_refused_while_another_open_loop_owns_the_sessions() -> None:
     finally:
         first.close()
     assert _loop.adopted_loop() is None
+
+
+def _slow_stdio(marker: str, delay: float) -> dict[str, object]:
+    """The fixture server behind a shell that waits ``delay`` seconds first: a slow first start."""
+    command = f"sleep {delay}; exec {sys.executable} {FIXTURE_SERVER} --name fixture-{marker}"
+    return {"command": "sh", "args": ["-c", command, marker]}
+
+
+def test_a_client_made_inside_a_running_loop_connects_on_first_use_without_blocking_it() -> None:
+    marker = f"mltest{uuid.uuid4().hex[:10]}"
+
+    async def main() -> tuple[list[int], bool, str, int, int, list[str]]:
+        ticks = 0
+
+        async def heartbeat() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        beating = asyncio.create_task(heartbeat())
+        client = ml.client("slow", config=_slow_stdio(marker, 1.0))  # start defaults to True
+        spawned_by_constructor = processes_with(marker)
+        alive_before = client.is_alive()
+        with pytest.raises(ml.TransportError) as not_yet:
+            _ = client.capabilities
+        before_first_call = ticks
+        # two first calls at once share one connect: one server process
+        tools, echoed = await asyncio.gather(client.atools(), client.aexecute_tool("echo", {"message": "hi"}))
+        during_connect = ticks - before_first_call
+        servers = processes_with(marker)
+        beating.cancel()
+        await client.astop()
+        return (spawned_by_constructor, alive_before, str(not_yet.value), during_connect, len(servers),
+                [t.name for t in tools] + [echoed.text])
+
+    spawned, alive_before, not_yet, during_connect, servers, seen = asyncio.run(main())
+    assert spawned == [] and not alive_before, "the constructor must not connect inside a running loop"
+    assert "first call" in not_yet and "async with" in not_yet
+    assert during_connect >= 20, f"the loop should keep running during the 1 s connect, ran {during_connect} ticks"
+    assert servers == 1, "concurrent first calls should share one connect"
+    assert "add" in seen and seen[-1] == "hi"
+    assert wait_no_processes(marker) == []
+
+
+def test_a_client_made_inside_a_running_loop_works_with_async_with_and_sync_calls_from_threads() -> None:
+    async def main() -> tuple[bool, bool, str]:
+        client = ml.client("deferred", config={"server": build_server()})
+        deferred = not client.is_alive()
+        async with client:
+            alive = client.is_alive()
+        # a worker thread's blocking call connects too (the client was stopped: it does not reconnect by itself)
+        again = ml.client("deferred-2", config={"server": build_server()})
+        text = await asyncio.to_thread(lambda: again.execute_tool("echo", {"message": "thread"}).text)
+        await again.astop()
+        return deferred, alive, text
+
+    deferred, alive, text = asyncio.run(main())
+    assert deferred and alive and text == "thread"
+
+
+def test_ping_as_the_first_call_connects_a_deferred_client() -> None:
+    async def main() -> tuple[str, bool, bool, str]:
+        client = ml.client("pinged", config={"server": build_server()})
+        before = repr(client)
+        answered = await client.aping()
+        alive = client.is_alive()
+        await client.astop()
+        return before, answered, alive, repr(client)
+
+    before, answered, alive, after = asyncio.run(main())
+    assert "not connected yet" in before and answered and alive and "stopped" in after
+
+
+def test_outside_a_loop_the_constructor_still_connects() -> None:
+    client = ml.client("eager", config={"server": build_server()})
+    try:
+        assert client.is_alive()
+        assert client.protocol_version
+    finally:
+        client.stop()

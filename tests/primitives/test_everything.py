@@ -47,7 +47,7 @@ def test_content_blocks(everything):
     assert "[image (image/png) attached in the next message]" in tool_message["content"]
     assert media["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
     inline = image.to_message("call_1", model="anthropic/claude-3-5-sonnet-latest")
-    assert [p["type"] for p in inline["content"]] == ["text", "image_url"]
+    assert [p["type"] for p in inline["content"]] == ["text", "image_url", "text"]  # the server's order
 
     annotated = client.execute_tool("get-annotated-message", {"messageType": "error", "includeImage": True})
     assert annotated.content[0].annotations.priority == 1.0

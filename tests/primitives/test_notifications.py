@@ -124,3 +124,67 @@ def test_the_listener_runs_on_modern_connections_and_stops_with_the_client(make_
     assert client._listener is not None and client._listener is not listener
     legacy = make_client(transport, protocol="legacy")
     assert legacy._listener is None, "2025-era servers push notifications; no listen stream"
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_progress_is_delivered_in_order_before_the_call_returns(make_client, transport, kind):
+    """The SDK runs each progress callback as a task of its own; slow handlers must still all have run,
+    in the server's order, when ``execute_tool`` returns."""
+    import asyncio
+    import time
+
+    client = make_client(transport)
+    seen: list[tuple[float, str]] = []
+    per_call: list[float] = []
+
+    if kind == "sync":
+        def handler(progress, total, message, tool):
+            time.sleep(0.05)
+            seen.append((progress, tool))
+    else:
+        async def handler(progress, total, message, tool):
+            await asyncio.sleep(0.05)
+            seen.append((progress, tool))
+
+    client.on_progress(handler)
+    result = client.execute_tool("slow", {"seconds": 0, "steps": 5}, on_progress=lambda p, t, m: per_call.append(p))
+    assert result.text == "slept 0.0"
+    assert seen == [(float(i), "slow") for i in range(1, 6)]
+    assert per_call == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_off_progress_off_list_changed_and_off_logging_undo_their_registrations(make_client):
+    client = make_client("memory", protocol="legacy")
+    removed: list[object] = []
+    kept: list[object] = []
+    logs_done = threading.Event()
+    changed = threading.Event()
+
+    def gone(*args):
+        removed.append(args)
+
+    def keep_log(level, name, data):
+        kept.append(data)
+        if len(kept) >= 2:
+            logs_done.set()
+
+    client.on_progress(gone)
+    assert client.off_progress(gone) is client
+    assert client.off_progress(gone) is client  # unknown: a no-op
+    client.execute_tool("slow", {"seconds": 0, "steps": 2})
+
+    client.on_list_changed(gone).on_list_changed(lambda kind: kind == "prompts" and changed.set())
+    assert client.off_list_changed(gone) is client
+    client.execute_tool("grow")
+    assert changed.wait(10)
+
+    client.on_resource_updated(gone)
+    assert client.off_resource_updated(gone) is client
+
+    assert client.on_logging(gone, level="debug").on_logging(keep_log, level="warning") is client
+    assert client.off_logging(gone) is client
+    client.execute_tool("chatty")
+    assert logs_done.wait(10)
+    assert removed == []
+    # with the debug handler gone, the server was told the remaining handler's level
+    assert "log level warning" in client.execute_tool("server_events").structured["result"]

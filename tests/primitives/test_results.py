@@ -81,10 +81,56 @@ def test_text_only_providers_get_a_text_tool_message_and_a_media_user_message(mo
 def test_image_capable_providers_get_images_inside_the_tool_message(model):
     assert images_in_tool_messages(model)
     tool, media = mixed_result().to_messages("call_1", model)
-    assert [p["type"] for p in tool["content"]] == ["text", "image_url"]
-    assert "[image" not in tool["content"][0]["text"], "the image is in the message, not a note"
-    assert "[audio (audio/wav) attached in the next message]" in tool["content"][0]["text"]
+    texts = [p["text"] for p in tool["content"] if p["type"] == "text"]
+    if model.startswith(("gemini", "vertex_ai")):  # one text, the image's place marked, the image after it
+        assert [p["type"] for p in tool["content"]] == ["text", "image_url"]
+        assert texts[0].startswith("Here you go\n[image 1 (image/png), attached]\n[audio (audio/wav)")
+    else:  # the server's order: text, the image, the rest of the text
+        assert [p["type"] for p in tool["content"]] == ["text", "image_url", "text"]
+        assert texts[0] == "Here you go" and "[image" not in " ".join(texts), "the image is in the message"
+        assert texts[1].startswith("[audio (audio/wav) attached in the next message]")
     assert [p["type"] for p in media["content"]] == ["text", "input_audio"], "only audio needs the follow-up"
+
+
+def _story() -> ml.ToolResult:
+    red, blue = ImageContent(type="image", data=PNG_B64, mime_type="image/png"), \
+        ImageContent(type="image", data=PNG_B64, mime_type="image/gif")
+    return ml.ToolResult.from_sdk(CallToolResult(content=[
+        red, TextContent(type="text", text="the image above is red"), blue,
+        TextContent(type="text", text="and the one above is blue")]), "story")
+
+
+def test_text_and_images_keep_the_servers_order():
+    tool = _story().to_message("c", "anthropic/claude-sonnet-4-5")
+    assert [(p["type"], p.get("text") or p["image_url"]["url"][:14]) for p in tool["content"]] == [
+        ("image_url", "data:image/png"), ("text", "the image above is red"),
+        ("image_url", "data:image/gif"), ("text", "and the one above is blue")]
+    gemini = _story().to_message("c", "gemini/gemini-2.0-flash")["content"]
+    assert gemini[0]["text"] == ("[image 1 (image/png), attached]\nthe image above is red\n"
+                                 "[image 2 (image/gif), attached]\nand the one above is blue")
+    assert [p["image_url"]["url"][:14] for p in gemini[1:]] == ["data:image/png", "data:image/gif"]
+    failed = ml.ToolResult(content=_story().content, is_error=True, tool_name="story").to_message(
+        "c", "anthropic/claude-sonnet-4-5")["content"]
+    assert failed[0] == {"type": "text", "text": "Error:"} and failed[1]["type"] == "image_url"
+    openai = _story().to_message("c", "gpt-4o-mini")["content"]
+    assert openai.startswith("[image (image/png) attached in the next message]\nthe image above is red\n[image")
+
+
+def test_text_blobs_are_shown_as_text():
+    import base64
+
+    def blob(mime: str, data: bytes) -> EmbeddedResource:
+        return EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="file:///x", blob=base64.b64encode(data).decode(), mime_type=mime))
+
+    result = ml.ToolResult.from_sdk(CallToolResult(content=[
+        blob("text/csv", b"a,b\n1,2"), blob("application/json", b'{"k": 1}'),
+        blob("text/plain; charset=latin-1", "caf\u00e9".encode("latin-1")),
+        blob("text/plain", b"\xff\xfe not utf-8"), blob("application/zip", b"PK\x03\x04")]), "blobs")
+    lines = result.text.split("\n")
+    assert lines[:4] == ["a,b", "1,2", '{"k": 1}', "caf\u00e9"]
+    assert lines[4].startswith("[binary resource file:///x: text/plain,") and "not shown" in lines[4]
+    assert lines[5].startswith("[binary resource file:///x: application/zip")
 
 
 def test_text_only_results_give_one_message():
@@ -115,12 +161,44 @@ def test_batch_messages_put_every_tool_message_before_the_media():
 
 
 def test_truncation_marker_says_how_much_was_cut():
-    sdk = CallToolResult(content=[TextContent(type="text", text="x" * 1000),
-                                  ImageContent(type="image", data=PNG_B64, mime_type="image/png")])
-    result = ml.ToolResult.from_sdk(sdk, "big", max_chars=100)
+    image = ImageContent(type="image", data=PNG_B64, mime_type="image/png")
+    note = len("[image (image/png) attached in the next message]")
+    sdk = CallToolResult(content=[image, TextContent(type="text", text="x" * 1000)])
+    result = ml.ToolResult.from_sdk(sdk, "big", max_chars=100 + note + 1)
+    total = note + 1 + 1000
     assert result.truncated_chars == 900
     assert result.text.startswith("x" * 100)
-    assert "900 of 1000 characters cut" in result.text and "max_result_chars=100" in result.text
-    assert isinstance(result.content[-1], ImageContent), "media is kept when text is cut"
-    untouched = ml.ToolResult.from_sdk(sdk, "big", max_chars=1000)
-    assert untouched.truncated_chars == 0 and untouched.text == "x" * 1000
+    assert f"900 of {total} characters cut" in result.text and f"max_result_chars={100 + note + 1}" in result.text
+    assert isinstance(result.content[0], ImageContent), "an image within the limit is kept, in its place"
+    untouched = ml.ToolResult.from_sdk(sdk, "big", max_chars=total)
+    assert untouched.truncated_chars == 0 and untouched.content == sdk.content
+
+
+def test_images_count_toward_max_result_chars():
+    image = ImageContent(type="image", data=PNG_B64, mime_type="image/png")
+    note = len("[image (image/png) attached in the next message]")
+    result = ml.ToolResult.from_sdk(CallToolResult(content=[TextContent(type="text", text="x" * 100)] + [image] * 50),
+                                    "gallery", max_chars=100 + 3 * (note + 1))
+    assert sum(isinstance(b, ImageContent) for b in result.content) == 3
+    assert "47 image/audio block(s) left out" in result.text
+    assert result.truncated_chars == 47 * (note + 1)
+
+
+def test_images_models_do_not_take_are_given_as_text():
+    import base64
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><circle r="4"/></svg>'
+    result = ml.ToolResult.from_sdk(CallToolResult(content=[
+        ImageContent(type="image", data=base64.b64encode(svg.encode()).decode(), mime_type="image/svg+xml"),
+        ImageContent(type="image", data=base64.b64encode(b"II*\0" * 10).decode(), mime_type="image/tiff"),
+        ImageContent(type="image", data=PNG_B64, mime_type="image/png"),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="file:///logo.svg", blob=base64.b64encode(svg.encode()).decode(), mime_type="image/svg+xml"))]), "pics")
+    for model in ("anthropic/claude-sonnet-4-5", "bedrock/amazon.nova-pro-v1:0", "gemini/gemini-2.0-flash"):
+        content = result.to_message("c", model)["content"]
+        urls = [p["image_url"]["url"] for p in content if p["type"] == "image_url"]
+        assert len(urls) == 1 and urls[0].startswith("data:image/png;"), model  # only the PNG is an image part
+        text = " ".join(p["text"] for p in content if p["type"] == "text")
+        assert text.count(svg) == 2 and "[image: image/tiff, 40 bytes, not shown: models take PNG" in text
+    openai = result.to_messages("c", "gpt-4o-mini")
+    assert [p["type"] for p in openai[1]["content"]] == ["text", "image_url"]  # the follow-up carries the PNG only

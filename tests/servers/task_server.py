@@ -75,6 +75,7 @@ class ServerTasks(Extension):
     def __init__(self, task_tools: dict[str, str]) -> None:
         self.task_tools = task_tools
         self.jobs: dict[str, _Job] = {}
+        self.background: set[asyncio.Future[Any]] = set()
         self.cancelled: list[str] = []
 
     def methods(self) -> list[MethodBinding]:
@@ -91,11 +92,23 @@ class ServerTasks(Extension):
         job.runner = asyncio.get_running_loop().create_task(self._run(job, name, arguments))
         return job
 
+    async def _slow_start(self, name: str, arguments: dict[str, Any], ttl_ms: int) -> _Job:
+        """``_start`` after ``create_delay`` seconds, even when the client cancels the call meanwhile (as a
+        server that ignores cancellation would)."""
+        async def start() -> _Job:
+            await asyncio.sleep(float(arguments.get("create_delay", 0)))
+            return self._start(name, arguments, ttl_ms)
+
+        creating = asyncio.ensure_future(start())
+        self.background.add(creating)
+        creating.add_done_callback(self.background.discard)
+        return await asyncio.shield(creating)
+
     async def intercept_tool_call(self, params: CallToolRequestParams, ctx: Any, call_next: Any) -> Any:
         """2026-07-28: the server decides; every call of a task tool becomes a task."""
         if ctx.protocol_version in LEGACY or params.name not in self.task_tools:
             return await call_next(ctx)
-        job = self._start(params.name, dict(params.arguments or {}), 60_000)
+        job = await self._slow_start(params.name, dict(params.arguments or {}), 60_000)
         return {"resultType": "task", **job.modern()}
 
     async def legacy_middleware(self, ctx: Any, call_next: Any) -> Any:
@@ -107,7 +120,7 @@ class ServerTasks(Extension):
                 or params.get("name") not in self.task_tools):
             return await call_next(ctx)
         ttl = min(int(task.get("ttl") or 60_000), 120_000)  # the server grants at most two minutes
-        job = self._start(params["name"], dict(params.get("arguments") or {}), ttl)
+        job = await self._slow_start(params["name"], dict(params.get("arguments") or {}), ttl)
         return {"task": job.legacy()}
 
     async def _run(self, job: _Job, tool: str, arguments: dict[str, Any]) -> None:
@@ -190,7 +203,8 @@ def build_server() -> TaskServer:
     server = TaskServer(ServerTasks({"research": "required", "summarize": "optional"}))
 
     @server.tool()
-    def research(topic: str, steps: int = 3, delay: float = 0.1, fail: bool = False, tool_error: bool = False) -> str:
+    def research(topic: str, steps: int = 3, delay: float = 0.1, fail: bool = False, tool_error: bool = False,
+                 create_delay: float = 0) -> str:
         """Research a topic (runs as a task)."""
         return f"research done: {topic}"
 

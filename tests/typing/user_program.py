@@ -98,6 +98,8 @@ def sync_use() -> None:
         completion: ml.Completion = prompt.complete("language", "py")
         print(text, template.to_content({"name": "x"}), prompt.messages({"code": "x"}), completion.values)
         print(client.roots.paths, client.sampling_settings.enabled, client.elicitation_settings.timeout, client.ping())
+        spent: ml.Usage = client.sampling_usage
+        print(spent.requests, spent.total_tokens, spent.cost, client.sampling_settings.max_cost)
 
         chat = ml.Chat("gpt-4o-mini", temperature=0).with_tools(*tools).with_instructions("Be brief.")
         chat.with_resource(resources[0]).with_resource_template(template, {"name": "x"}).with_prompt(prompt, {})
@@ -122,7 +124,8 @@ def sync_use() -> None:
         print(group_tools, first, group.resources(), group.prompts())
         called: ml.ToolResult = group.execute_tool("add", {"a": 1, "b": 2}, timeout=5)
         content: str | bytes = group.read_resource("demo://about")
-        print(called.text, content)
+        by_server: dict[str, ml.Usage] = group.sampling_usage
+        print(called.text, content, by_server)
     router = Router(model_list=[{"model_name": "cheap", "litellm_params": {"model": "gpt-4o-mini"}}])
     ml.Chat("cheap", router=router)
     ElicitationRegistry.complete("id", {"name": "Ada"})
