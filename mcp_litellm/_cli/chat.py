@@ -1,9 +1,12 @@
 """``mcp-litellm chat``: an interactive LiteLLM chat with every configured server's tools.
 
-Text streams to stdout as it arrives; each tool call shows as a ``using tool NAME {arguments}`` line;
-tool progress notifications draw a bar on stderr. ``--approve`` asks before each tool call,
-elicitation requests become questions in the terminal, and ``--allow-sampling`` lets servers sample
-through the same model. Type ``/exit`` (or end the input) to leave, ``/tools`` to list the tools.
+Text streams to stdout as it arrives; each tool call shows as a ``using tool NAME {arguments}`` line
+(with ``--approve``, once the call is allowed); tool progress notifications draw a bar on stderr.
+With stdout piped, everything but the answers goes to stderr. Elicitation requests become questions
+in the terminal, and ``--allow-sampling`` lets servers sample through the same model. Lines that
+start with ``/`` are commands answered here, never sent to the model (``/help`` lists them).
+Ctrl-C at the prompt clears the line; while a question is being answered it stops the model or
+the tool call and returns to the prompt; Ctrl-D (end of input) or ``/exit`` leaves.
 """
 
 from __future__ import annotations
@@ -11,65 +14,35 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import sys
-import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, PROG, connect
-from mcp_litellm._cli.render import ProgressBar, first_line, signature
+from mcp_litellm._cli.forms import ask_form
+from mcp_litellm._cli.render import first_line, signature
+from mcp_litellm._cli.terminal import Interrupted, Terminal
 from mcp_litellm._core.errors import MCPLiteLLMError
+from mcp_litellm._core.redact import redact_text
 from mcp_litellm._servers.group import ClientGroup
 from mcp_litellm.handlers import Decision, Elicitation, accept, cancel, decline
 
+if TYPE_CHECKING:
+    from mcp_litellm._chat.chat import Chat
+    from mcp_litellm._client.tool import Tool
+
 _ARGS_SHOWN = 200
+_MIN_MASKED = 6
+"""A secret shorter than this is not masked in messages: it would mangle ordinary words."""
 
-
-class Terminal:
-    """Serialises what the chat, tool hooks, progress callbacks and handler threads print."""
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.progress = ProgressBar(sys.stderr)
-        self._mid_line = False
-
-    def text(self, delta: str) -> None:
-        """Streamed model text, printed as it arrives."""
-        if not delta:
-            return
-        with self.lock:
-            self.progress.end()
-            sys.stdout.write(delta)
-            sys.stdout.flush()
-            self._mid_line = not delta.endswith("\n")
-
-    def line(self, text: str) -> None:
-        """A line of its own (a tool being used, a notice), after any partial text line."""
-        with self.lock:
-            self.progress.end()
-            self.end_text()
-            print(text, flush=True)
-
-    def end_text(self) -> None:
-        """End a partial line of streamed text."""
-        with self.lock:
-            if self._mid_line:
-                sys.stdout.write("\n")
-                sys.stdout.flush()
-                self._mid_line = False
-
-    def ask(self, question: str) -> str | None:
-        """Ask on the terminal; ``None`` when the input ended."""
-        with self.lock:
-            self.progress.end()
-            self.end_text()
-            try:
-                answer = input(question)
-            except EOFError:
-                return None
-            if question and not sys.stdin.isatty():
-                print(flush=True)  # piped input is not echoed: end the question's line
-            return answer
+COMMANDS = {
+    "/help": "this list",
+    "/tools": "the tools the model can use",
+    "/clear": "forget the conversation so far",
+    "/usage": "tokens and cost of the conversation so far",
+    "/exit": "leave (also /quit, or Ctrl-D)",
+}
 
 
 def _short_json(value: Any) -> str:
@@ -95,90 +68,42 @@ def _call_parts(call: Any) -> tuple[str, Any]:
     return str(name), arguments if arguments is not None else {}
 
 
+def mask_secrets(text: str, secrets: Sequence[str | None]) -> str:
+    """``text`` with each whole occurrence of a secret (6 characters or more) replaced by ``***``.
+
+    "Whole" means not inside a longer word: a secret ``abcdef`` is masked in ``key abcdef.`` but not in
+    ``abcdefgh``. Shorter secrets are left alone (``--api-key on`` must not turn "Connection" into
+    "C***necti***"); the library's own redaction (remembered secrets, secret URL query values) applies too.
+    """
+    for secret in secrets:
+        if secret and len(secret) >= _MIN_MASKED:
+            text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "***", text)
+    return redact_text(text)
+
+
 # -- client-side handlers (run in worker threads, never on the background loop) ---------------------
 
 
 def _approval_handler(term: Terminal, server: str,
                       names: dict[tuple[str, str], str]) -> Callable[[str, dict[str, Any]], bool | str]:
-    """Ask before each tool call of ``server``, naming the tool as the model knows it.
+    """Ask before each tool call of ``server``, naming the tool as the model knows it; say ``using tool``
+    once it is allowed.
 
     The client hands the server's own tool name; ``names`` maps ``(server, that name)`` to the tool's
     name in the group (``a__lookup``), so two servers' tools of the same name are told apart.
     """
     def approve(tool_name: str, parameters: dict[str, Any]) -> bool | str:
         shown = names.get((server, tool_name), tool_name)
-        answer = term.ask(f"  allow tool {shown} {_short_json(parameters or {})}? [y/N] ")
+        arguments = _short_json(parameters or {})
+        answer = term.ask(f"  allow tool {shown} {arguments}? [y/N] ")
         if (answer or "").strip().lower() in ("y", "yes"):
+            term.line(f"  using tool {shown} {arguments}")
             return True
-        term.line(f"  denied {shown}")
+        if answer is not None:
+            term.line(f"  denied {shown}")
         return "the user denied it in the terminal"
 
     return approve
-
-
-def _parse_field(value: str, schema: dict[str, Any]) -> Any:
-    kind = schema.get("type")
-    if kind == "boolean":
-        lowered = value.strip().lower()
-        if lowered in ("y", "yes", "true", "1"):
-            return True
-        if lowered in ("n", "no", "false", "0"):
-            return False
-        raise ValueError("answer yes or no")
-    if kind == "integer":
-        return int(value)
-    if kind == "number":
-        return float(value)
-    if kind == "array":
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
-
-
-def ask_form(term: Terminal, message: str, schema: dict[str, Any]) -> dict[str, Any] | str:
-    """Ask a form's fields in the terminal; returns the content, or ``"decline"`` / ``"cancel"``."""
-    term.line(f"  {message}")
-    answer = term.ask("  answer? [Y]es / [n]o (decline) / [c]ancel: ")
-    if answer is None or answer.strip().lower() in ("c", "cancel"):
-        return "cancel"
-    if answer.strip().lower() in ("n", "no", "decline"):
-        return "decline"
-    properties: dict[str, Any] = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
-    content: dict[str, Any] = {}
-    for key, field_schema in properties.items():
-        label = field_schema.get("title") or key
-        hints = [str(field_schema.get("type", "string"))]
-        choices = field_schema.get("enum") or [o.get("const") for o in field_schema.get("oneOf", []) if "const" in o]
-        if choices:
-            hints = ["one of " + ", ".join(map(str, choices))]
-        if "default" in field_schema:
-            hints.append(f"default {field_schema['default']}")
-        if key not in required:
-            hints.append("optional")
-        description = f" - {field_schema['description']}" if field_schema.get("description") else ""
-        while True:
-            raw = term.ask(f"    {label} ({', '.join(hints)}){description}: ")
-            if raw is None:
-                return "cancel"
-            if not raw.strip():
-                if "default" in field_schema:
-                    content[key] = field_schema["default"]
-                    break
-                if key not in required:
-                    break
-                term.line("    this field is required")
-                continue
-            try:
-                value = _parse_field(raw, field_schema)
-            except ValueError as exc:
-                term.line(f"    {exc}")
-                continue
-            if choices and value not in choices:
-                term.line(f"    choose one of: {', '.join(map(str, choices))}")
-                continue
-            content[key] = value
-            break
-    return content
 
 
 def _elicitation_handler(term: Terminal) -> Callable[[Elicitation], Decision]:
@@ -191,7 +116,8 @@ def _elicitation_handler(term: Terminal) -> Callable[[Elicitation], Decision]:
             if choice in ("y", "yes"):
                 return accept()
             return decline("declined in the terminal") if choice in ("n", "no") else cancel("cancelled")
-        result = ask_form(term, f"{server} asks: {elicitation.message}", dict(elicitation.requested_schema or {}))
+        result = ask_form(term.ask, term.line, f"{server} asks: {elicitation.message}",
+                          dict(elicitation.requested_schema or {}))
         if isinstance(result, dict):
             errors = elicitation.validate(result)
             if errors:
@@ -214,7 +140,7 @@ def _prepare(group: ClientGroup, args: argparse.Namespace, term: Terminal,
     """
 
     def progress(value: float, total: float | None, message: str | None, tool_name: str) -> None:
-        term.progress.update(tool_name, value, total, message)
+        term.show_progress(tool_name, value, total, message)
 
     for client in group:
         if args.approve:
@@ -231,66 +157,115 @@ def _sampling_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"sampling": sampling}
 
 
+def _command(line: str, term: Terminal, chat: Chat, tools: Sequence[Tool]) -> bool:
+    """Answer a ``/command``; False for ``/exit``."""
+    word = line.split()[0].lower()
+    if word in ("/exit", "/quit"):
+        return False
+    if word == "/help":
+        for name, what in COMMANDS.items():
+            term.line(f"  {name:<8} {what}")
+        term.line("  Start a message with // to send a line that begins with /. Ctrl-C stops an answer or a "
+                  "tool call.")
+    elif word == "/tools":
+        for tool in tools:
+            term.line(f"  {signature(tool.name, tool.input_schema)}  {first_line(tool.description, 60)}")
+    elif word == "/clear":
+        chat.reset()
+        term.line("  (the conversation is forgotten)")
+    elif word == "/usage":
+        usage = chat.usage
+        cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
+        term.line(f"  {usage.requests} model requests, {usage.prompt_tokens} prompt + {usage.completion_tokens} "
+                  f"completion tokens{cost}")
+    else:
+        term.line(f"  unknown command {word}; /help lists the commands (start with // to send it to the model)")
+    return True
+
+
 def run_chat(args: argparse.Namespace) -> int:
     """The interactive loop; returns the exit code."""
     from mcp_litellm._chat.chat import Chat
     from mcp_litellm._llm import litellm_module
 
     litellm_module().suppress_debug_info = True  # no "Give Feedback / Get Help" banners in the chat
-    term = Terminal()
+    term = Terminal(words=[*COMMANDS, "/quit"])
     client_options = _sampling_options(args) if args.allow_sampling else {}
     tool_names: dict[tuple[str, str], str] = {}
-    with connect(args, prepare=lambda group: _prepare(group, args, term, tool_names), **client_options) as group:
-        tools = group.tools()
-        tool_names.update({(tool.client.name, tool.mcp_name): tool.name for tool in tools})
-        kwargs: dict[str, Any] = {k: v for k, v in (("api_base", args.api_base), ("api_key", args.api_key)) if v}
-        if args.max_tool_rounds is not None:
-            kwargs["max_tool_rounds"] = args.max_tool_rounds
-        chat = Chat(model=args.model, **kwargs).with_tools(*tools)
-        if args.system:
-            chat.with_instructions(args.system)
-        chat.on_tool_call(lambda call: term.line("  using tool {} {}".format(*map(str, _format_call(call)))))
-        interactive = sys.stdin.isatty()
-        failed = False
-        if interactive:
-            names = ", ".join(group.names)
-            print(f"{PROG} chat with {args.model}; {len(tools)} tools from {names}. /tools lists them, /exit quits.",
-                  file=sys.stderr)
-        while True:
-            question = term.ask("you> " if interactive else "")
-            if question is None or question.strip() in ("/exit", "/quit"):
-                break
-            if not question.strip():
-                continue
-            if question.strip() == "/tools":
-                for tool in tools:
-                    term.line(f"  {signature(tool.name, tool.input_schema)}  {first_line(tool.description, 60)}")
-                continue
-            try:
-                for chunk in chat.stream(question):
-                    term.text(getattr(chunk, "content", None) or "")
-            except KeyboardInterrupt:
-                if not interactive:
-                    raise
-                term.line("(interrupted)")
-            except Exception as exc:  # a model/provider failure: report it and keep the session
-                failed = True
-                term.end_text()
-                print(f"{PROG}: error: {_one_line(exc, args.api_key)}", file=sys.stderr, flush=True)
-            term.end_text()
-        failed = failed or bool(group.failed)  # as the other commands: a server that did not start fails it
+    try:
+        with connect(args, prepare=lambda group: _prepare(group, args, term, tool_names), **client_options) as group:
+            tools = group.tools()
+            tool_names.update({(tool.client.name, tool.mcp_name): tool.name for tool in tools})
+            approved = set(tool_names.values()) if args.approve else set()  # these say "using tool" when allowed
+            kwargs: dict[str, Any] = {k: v for k, v in (("api_base", args.api_base), ("api_key", args.api_key)) if v}
+            if args.max_tool_rounds is not None:
+                kwargs["max_tool_rounds"] = args.max_tool_rounds
+            chat = Chat(model=args.model, **kwargs).with_tools(*tools)
+            if args.system:
+                chat.with_instructions(args.system)
+
+            def announce(call: Any) -> None:
+                name, arguments = _call_parts(call)
+                if name not in approved:
+                    term.line(f"  using tool {name} {_short_json(arguments)}")
+
+            chat.on_tool_call(announce)
+            if term.interactive:
+                term.line(f"{PROG} chat with {args.model}; {len(tools)} tools from {', '.join(group.names)}. "
+                          "/help lists the commands, Ctrl-D quits.")
+            with term.ctrl_c_watch():
+                failed = _loop(term, chat, tools, args)
+            failed = failed or bool(group.failed)  # as the other commands: a server that did not start fails it
+    finally:
+        term.save_history()
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _loop(term: Terminal, chat: Chat, tools: Sequence[Tool], args: argparse.Namespace) -> bool:
+    """Ask and answer until the input ends; True if a question failed."""
+    failed = False
+    while True:
+        try:
+            question = term.prompt("you> " if term.interactive else "")
+        except KeyboardInterrupt:  # Ctrl-C at the prompt: drop the line, ask again
+            term.line("")
+            continue
+        if question is None:
+            return failed
+        text = question.strip()
+        if not text:
+            continue
+        if text.startswith("/") and not text.startswith("//"):
+            if not _command(text, term, chat, tools):
+                return failed
+            continue
+        if text.startswith("//"):
+            question = question.lstrip()[1:]
+
+        async def answer(question: str = question) -> None:
+            async with contextlib.aclosing(chat.astream(question)) as chunks:  # type: ignore[type-var]
+                async for chunk in chunks:
+                    term.post_text(getattr(chunk, "content", None) or "")
+
+        try:
+            term.run(answer)
+        except Interrupted:
+            if not term.interactive:
+                raise KeyboardInterrupt from None
+            term.line("(interrupted)")
+        except KeyboardInterrupt:
+            if not term.interactive:
+                raise
+            term.line("(interrupted)")
+        except Exception as exc:  # a model/provider failure: report it and keep the session
+            failed = True
+            term.end_text()
+            print(f"{PROG}: error: {_one_line(exc, args.api_key)}", file=sys.stderr, flush=True)
+        term.end_text()
+
+
 def _one_line(exc: BaseException, secret: str | None) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    if secret:
-        text = text.replace(secret, "***")
+    text = mask_secrets(" ".join(str(exc).split()) or type(exc).__name__, [secret])
     if len(text) > 300:
         text = text[:299] + "…"
     return text if isinstance(exc, MCPLiteLLMError) else f"{type(exc).__name__}: {text}"
-
-
-def _format_call(call: Any) -> tuple[str, str]:
-    name, arguments = _call_parts(call)
-    return name, _short_json(arguments)

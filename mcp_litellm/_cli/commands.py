@@ -5,21 +5,26 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, TransportError
+from mcp_litellm._core.redact import redact_url
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.group import ClientGroup
 
 PROG = "mcp-litellm"
 DEMO_SERVER = "demo"
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEMO_NOTICE = f"{PROG}: no --config, --command or --url given: using the demo server shipped with mcp-litellm"
 
 
 class UsageError(Exception):
@@ -31,12 +36,83 @@ def demo_config() -> dict[str, Any]:
     return {"mcpServers": {DEMO_SERVER: {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}}}
 
 
+_LAUNCHERS = {"npx", "pnpx", "bunx", "uvx", "pipx", "uv", "node", "deno", "bun", "docker", "podman", "java"}
+_LAUNCHER_VERBS = {"run", "exec", "x", "dlx", "tool", "--from"}
+
+
+def _command_name(argv: Sequence[str]) -> str:
+    """A short server name from a command line: the program's name, or for a launcher (``npx``, ``uvx``,
+    ``python``, ``docker run`` ...) the name of the package or script it runs
+    (``npx -y @modelcontextprotocol/server-memory`` -> ``server-memory``)."""
+
+    def clean(word: str) -> str:
+        word = re.sub(r"(?<=.)@[^/@]*$", "", word.replace("\\", "/").rstrip("/"))  # a trailing @version
+        word = word.rsplit("/", 1)[-1]
+        return re.sub(r"\.(py|js|mjs|cjs|ts|exe|jar)$", "", word, flags=re.I)
+
+    program = clean(argv[0]).lower()
+    if program in _LAUNCHERS or re.fullmatch(r"python[\d.]*w?|py", program):
+        for word in argv[1:]:
+            if word.startswith("-") or word in _LAUNCHER_VERBS or "=" in word:
+                continue
+            return clean(word) or program
+    return clean(argv[0]) or "server"
+
+
+def _url_name(url: str) -> str:
+    host = urlsplit(url).hostname or "server"
+    return host if host not in ("localhost", "127.0.0.1", "::1") else "local"
+
+
+def command_line_servers(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Config entries for the servers given with ``--command`` and ``--url`` (checked, not started)."""
+    entries: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, entry: dict[str, Any]) -> None:
+        unique, n = name, 2
+        while unique in entries:
+            unique, n = f"{name}-{n}", n + 1
+        entries[unique] = entry
+
+    for command in args.command or ():
+        try:
+            argv = shlex.split(command, posix=os.name != "nt")
+        except ValueError as exc:
+            raise UsageError(f"--command: {exc} (give the whole command line as one quoted string)") from None
+        if not argv:
+            raise UsageError("--command needs a command line, e.g. --command \"npx -y "
+                             "@modelcontextprotocol/server-memory\"")
+        add(_command_name(argv), {"command": argv[0], "args": argv[1:]})
+    for url in args.url or ():
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise UsageError(f"--url needs an http:// or https:// URL, got {redact_url(url)!r}")
+        add(_url_name(url), {"url": url})
+    return entries
+
+
 def configs_for(args: argparse.Namespace) -> dict[str, ServerConfig]:
-    """The servers of ``--config`` (or the demo server)."""
-    return load_config(args.config if args.config else demo_config())
+    """The servers of ``--config``, ``--command`` and ``--url`` together; without any of them, the demo
+    server (said on stderr)."""
+    given = command_line_servers(args)
+    if not args.config and not given:
+        print(DEMO_NOTICE, file=sys.stderr, flush=True)
+        return load_config(demo_config())
+    configs = load_config(args.config) if args.config else {}
+    for name, entry in given.items():
+        unique, n = name, 2
+        while unique in configs:  # a config file server of the same name keeps it
+            unique, n = f"{name}-{n}", n + 1
+        configs[unique] = next(iter(load_config({"mcpServers": {unique: entry}}).values()))
+    return configs
 
 
 _configs = configs_for
+
+
+def for_command_line(message: object) -> str:
+    """An error's text as the command line says it: its own option names where the library names a setting."""
+    return str(message).replace("or raise request_timeout", "or raise --timeout (or the server's request_timeout)")
 
 
 @contextmanager
@@ -61,12 +137,15 @@ def connect(args: argparse.Namespace, *, prepare: Callable[[ClientGroup], Any] |
                 raise next(iter(group.failed.values()))
             raise TransportError("no server could be started: " + "; ".join(map(str, group.failed.values())))
         for error in group.failed.values():
-            print(f"{PROG}: warning: {error}", file=sys.stderr)
+            print(f"{PROG}: warning: {for_command_line(error)}", file=sys.stderr)
         yield group
 
 
-def _status(group: ClientGroup) -> int:
-    return EXIT_FAILED if group.failed else EXIT_OK
+def exit_status(group: ClientGroup, *, ok: bool = True) -> int:
+    """The exit code every command ends with: 1 when the operation failed (``ok`` false) or when some
+    selected server did not start, else 0."""
+    return EXIT_FAILED if group.failed or not ok else EXIT_OK
+
 
 
 # -- listing ------------------------------------------------------------------------------------------
@@ -141,7 +220,7 @@ def tools(args: argparse.Namespace) -> int:
                     print(f"  {signature(tool.name, tool.input_schema)}")
                     if tool.description or tool.title:
                         print(f"      {first_line(tool.description or tool.title)}")
-        return _status(group)
+        return exit_status(group)
 
 
 def resources(args: argparse.Namespace) -> int:
@@ -155,7 +234,7 @@ def resources(args: argparse.Namespace) -> int:
                 "templates": [{"server": t.client.name, "uri_template": t.uri_template, "name": t.name,
                                "description": t.description, "mime_type": t.mime_type} for t in templates],
             })
-            return _status(group)
+            return exit_status(group)
         for client in group:
             mine = [r for r in listed if r.client is client]
             own_templates = [t for t in templates if t.client is client]
@@ -171,7 +250,7 @@ def resources(args: argparse.Namespace) -> int:
                 print(f"  {template.uri_template}  {template.name}{mime}  [template]")
                 if template.description:
                     print(f"      {first_line(template.description)}")
-        return _status(group)
+        return exit_status(group)
 
 
 def prompts(args: argparse.Namespace) -> int:
@@ -182,7 +261,7 @@ def prompts(args: argparse.Namespace) -> int:
             dump_json([{"server": p.client.name, "name": p.name, "title": p.title, "description": p.description,
                         "arguments": [{"name": a.name, "description": a.description, "required": bool(a.required)}
                                       for a in p.arguments or []]} for p in listed])
-            return _status(group)
+            return exit_status(group)
         for client in group:
             mine = [p for p in listed if p.client is client]
             print(f"{client.name}: {len(mine)} prompt{'s' if len(mine) != 1 else ''}")
@@ -191,7 +270,7 @@ def prompts(args: argparse.Namespace) -> int:
                 print(f"  {item.name}({arguments})")
                 if item.description:
                     print(f"      {first_line(item.description)}")
-        return _status(group)
+        return exit_status(group)
 
 
 # -- single operations --------------------------------------------------------------------------------
@@ -253,6 +332,7 @@ def call(args: argparse.Namespace) -> int:
         tool = group.tool(args.tool)
         if not json_given:
             arguments = typed_arguments(pairs, tool.input_schema)
+        check_arguments(tool.name, arguments, tool.input_schema)
         bar = ProgressBar()
         try:
             result = tool.execute(arguments, timeout=args.timeout,
@@ -270,7 +350,49 @@ def call(args: argparse.Namespace) -> int:
                       file=sys.stderr)
             elif text:
                 print(text)
-        return EXIT_FAILED if result.is_error else EXIT_OK
+        return exit_status(group, ok=not result.is_error)
+
+
+def _argument_list(schema: dict[str, Any]) -> str:
+    properties = schema.get("properties") or {}
+    if not properties:
+        return "it takes no arguments"
+    required = set(schema.get("required") or [])
+    return "arguments: " + ", ".join(f"{name}{'' if name in required else '?'}" for name in properties)
+
+
+def check_arguments(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Refuse arguments the tool's input schema does not name, and required ones left out, before the call
+    (a usage error, as for prompts). A schema without ``properties``, or one that allows other properties
+    (``additionalProperties`` true or a schema, ``patternProperties``), takes any names."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    required = [name for name in schema.get("required") or [] if isinstance(name, str)]
+    missing = [name for name in required if name not in arguments]
+    if missing:
+        raise UsageError(f"tool {tool_name!r} needs argument(s) {', '.join(map(repr, missing))} "
+                         f"({_argument_list(schema)})")
+    extra = schema.get("additionalProperties")
+    if extra is True or isinstance(extra, dict):
+        return
+    patterns = [p for p in (schema.get("patternProperties") or {}) if isinstance(p, str)]
+
+    def allowed(name: str) -> bool:
+        if name in properties:
+            return True
+        for pattern in patterns:
+            try:
+                if re.search(pattern, name):
+                    return True
+            except re.error:
+                return True  # a pattern we cannot read: leave the judgement to the server
+        return False
+
+    unknown = [name for name in arguments if not allowed(name)]
+    if unknown:
+        raise UsageError(f"tool {tool_name!r} has no argument(s) {', '.join(map(repr, unknown))} "
+                         f"({_argument_list(schema)})")
 
 
 def _template_regex(template: str) -> re.Pattern[str]:
@@ -334,7 +456,7 @@ def read(args: argparse.Namespace) -> int:
             sys.stdout.buffer.write(data)
         else:
             print(data, end="" if data.endswith("\n") else "\n")
-        return EXIT_OK
+        return exit_status(group)
 
 
 def _resource_bytes(content: Any) -> str | bytes:
@@ -371,11 +493,11 @@ def prompt(args: argparse.Namespace) -> int:
         messages = matches[0].messages(arguments)
         if args.format in ("json", "litellm"):
             dump_json(messages)
-            return EXIT_OK
+            return exit_status(group)
         for message in messages:
             content = message.get("content")
             if isinstance(content, list):
                 content = "\n".join(part.get("text") or f"[{part.get('type', 'part')}]" for part in content)
             print(f"[{message.get('role', '?')}]\n{content}\n")
-        return EXIT_OK
+        return exit_status(group)
 

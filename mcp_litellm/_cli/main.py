@@ -1,8 +1,17 @@
 """The ``mcp-litellm`` command: list what MCP servers offer, run one operation, or chat with their tools.
 
-Exit codes: 0 success, 1 the operation failed (a server did not start, a tool reported an error),
-2 a usage or config error (bad arguments, bad config file, unknown tool). User errors print one line
-on stderr, never a traceback (``-v`` shows server logs; ``--debug`` shows tracebacks).
+Options may stand anywhere: the global ones (``--config``, ``--command``, ``--url``, ``--server``,
+``--timeout``, ``-v``, ``--debug``) before or after the command, a command's own options before,
+between or after its positional arguments (``mcp-litellm call add -c mcp.json a=1 b=2``).
+
+Exit codes, the same for every command: 0 success; 1 the operation failed, or some selected server
+did not start (the command still did what it could with the others and warned on stderr), or a tool
+reported an error; 2 a usage or config error (bad arguments, bad config file, unknown tool, resource
+or prompt); 130 interrupted. User errors print one line on stderr, never a traceback (``-v`` shows
+server logs; ``--debug`` shows tracebacks).
+
+A new command is one :func:`command` call in :func:`build_parser` (plus its own options); its ``run``
+function takes the parsed arguments and returns the exit code.
 """
 
 from __future__ import annotations
@@ -13,50 +22,113 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from mcp_litellm._cli import auth
+from mcp_litellm._cli import auth, doctor
 from mcp_litellm._cli import commands as c
 from mcp_litellm._cli.chat import run_chat
-from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_USAGE, PROG, UsageError
+from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, PROG, UsageError, for_command_line
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._servers.group import FAILED_TO_START
 
+_AFTER = "_after_command"
+"""Suffix of the destinations of the global options given after the command (merged by :func:`_merge_globals`)."""
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("servers")
-    group.add_argument("--config", "-c", metavar="FILE",
-                       help="an mcpServers JSON or YAML file (default: the demo server shipped with mcp-litellm)")
-    group.add_argument("--server", "-s", metavar="NAME", action="append",
-                       help="use only this server (repeatable)")
-    group.add_argument("--timeout", type=float, metavar="SECONDS",
-                       help="seconds each MCP request may take (default: 30, or the server's request_timeout)")
-    out = parser.add_argument_group("output")
-    out.add_argument("-v", "--verbose", action="count", default=0,
-                     help="show server logs (-v) and debug messages (-vv)")
-    out.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+# (flags, settings, how a value given after the command combines with one given before it)
+_GLOBALS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
+    (("--config", "-c"), {"metavar": "FILE", "help": "an mcpServers JSON or YAML file"}, "replace"),
+    (("--command",), {"metavar": "CMD", "action": "append",
+                      "help": "a stdio server to start, as one shell-quoted string, e.g. "
+                              "\"npx -y @modelcontextprotocol/server-memory\" (repeatable)"}, "extend"),
+    (("--url",), {"metavar": "URL", "action": "append",
+                  "help": "a remote server: streamable HTTP, or SSE for a path ending in /sse (repeatable)"}, "extend"),
+    (("--server", "-s"), {"metavar": "NAME", "action": "append", "help": "use only this server (repeatable)"},
+     "extend"),
+    (("--timeout",), {"type": float, "metavar": "SECONDS",
+                      "help": "seconds each MCP request may take (default: 30, or the server's request_timeout)"},
+     "replace"),
+    (("-v", "--verbose"), {"action": "count", "help": "show server logs (-v) and debug messages (-vv)"}, "add"),
+    (("--debug",), {"action": "store_true", "help": "show tracebacks for errors"}, "replace"),
+]
+_DEFAULTS = {"config": None, "command": None, "url": None, "server": None, "timeout": None, "verbose": 0,
+             "debug": False}
+
+
+def _dest(flags: tuple[str, ...]) -> str:
+    return next(f for f in flags if f.startswith("--"))[2:].replace("-", "_")
+
+
+def _add_globals(parser: argparse.ArgumentParser, *, after_command: bool) -> None:
+    """The global options; given after the command they land in separate destinations, merged later."""
+    group = parser.add_argument_group(
+        "servers and output", "These may stand before or after the command. Without --config, --command or --url, "
+                              "the demo server shipped with mcp-litellm is used.")
+    for flags, settings, _ in _GLOBALS:
+        dest = _dest(flags)
+        extra: dict[str, Any] = {"dest": dest + _AFTER, "default": argparse.SUPPRESS} if after_command \
+            else {"dest": dest, "default": _DEFAULTS[dest]}
+        group.add_argument(*flags, **settings, **extra)
+
+
+def _merge_globals(args: argparse.Namespace) -> None:
+    """Fold the global options given after the command into those given before it."""
+    for flags, _, how in _GLOBALS:
+        dest = _dest(flags)
+        if not hasattr(args, dest + _AFTER):
+            continue
+        later = getattr(args, dest + _AFTER)
+        delattr(args, dest + _AFTER)
+        earlier = getattr(args, dest)
+        if how == "extend":
+            later = [*(earlier or []), *later]
+        elif how == "add":
+            later = earlier + later
+        setattr(args, dest, later)
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser: its options may come before, between or after its positional arguments."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        if self._intermixing:  # the intermixed parser calls back here (Python < 3.12)
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``mcp-litellm`` and its commands."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Use MCP servers from the command line and in LiteLLM chats. Without --config, the commands "
-                    "use a small demo server shipped with mcp-litellm.",
+        description="Use MCP servers from the command line and in LiteLLM chats.",
         epilog=f"Run '{PROG} COMMAND --help' for the options of a command.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {VERSION}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    _add_globals(parser, after_command=False)
+    commands = parser.add_subparsers(dest="command_name", metavar="COMMAND", title="commands",
+                                     parser_class=_CommandParser)
 
     def command(name: str, help_text: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.set_defaults(run=run)
-        _common(sub)
+        _add_globals(sub, after_command=True)
         return sub
+
+    def output_format(sub: argparse.ArgumentParser, *extra: str, help_text: str = "") -> None:
+        choices = ["text", "json", *extra]
+        sub.add_argument("--format", choices=choices, default="text",
+                         help=help_text or "'text' for people (the default), 'json' for programs")
 
     sub = command("servers", "List the configured servers, whether they start, and (for OAuth servers) whether "
                              "they are authorized.", c.servers)
-    sub.add_argument("--format", choices=["text", "json"], default="text")
+    output_format(sub)
 
     sub = command("login", "Authorize with an OAuth-protected server now and store its tokens.", auth.login)
     sub.add_argument("name", metavar="NAME", help="the server's name in the config file")
@@ -65,35 +137,40 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("name", metavar="NAME", help="the server's name in the config file")
 
     sub = command("tools", "List the tools the servers offer.", c.tools)
-    sub.add_argument("--format", choices=["text", "json", "litellm"], default="text",
-                     help="'litellm' prints the exact tool definitions LiteLLM receives")
+    output_format(sub, "litellm", help_text="'text' for people (the default), 'json' for programs, 'litellm' for "
+                                            "the exact tool definitions LiteLLM receives")
     sub.add_argument("--model", metavar="MODEL",
                      help="with --format litellm: apply this model's provider schema rules")
     sub.add_argument("--include", action="append", metavar="GLOB", help="only tools matching (repeatable)")
     sub.add_argument("--exclude", action="append", metavar="GLOB", help="leave out tools matching (repeatable)")
 
     sub = command("resources", "List the resources and resource templates the servers offer.", c.resources)
-    sub.add_argument("--format", choices=["text", "json"], default="text")
+    output_format(sub)
 
     sub = command("prompts", "List the prompts the servers offer.", c.prompts)
-    sub.add_argument("--format", choices=["text", "json"], default="text")
+    output_format(sub)
 
     sub = command("call", "Call one tool and print its result.", c.call)
     sub.add_argument("tool", metavar="TOOL", help="the tool's name (as 'tools' lists it)")
     sub.add_argument("arguments", nargs="*", metavar="ARGS",
-                     help="a JSON object ('{\"a\": 1}'), '-' to read it from stdin, or key=value pairs")
-    sub.add_argument("--format", choices=["text", "json"], default="text")
+                     help="a JSON object ('{\"a\": 1}'), '-' to read it from stdin, or key=value pairs (typed by "
+                          "the tool's input schema)")
+    output_format(sub, help_text="'text' prints the result's content (the default), 'json' the whole result "
+                                 "with its structured content")
 
     sub = command("read", "Read a resource (or a URI matching a resource template) and print it.", c.read)
-    sub.add_argument("uri", metavar="URI")
+    sub.add_argument("uri", metavar="URI", help="the resource's URI (as 'resources' lists it) or one that fits a "
+                                                "resource template")
     sub.add_argument("--output", "-o", metavar="FILE", help="write the content to FILE (binary content needs it "
                                                                 "when stdout is a terminal)")
 
     sub = command("prompt", "Get a prompt's messages with arguments.", c.prompt)
-    sub.add_argument("name", metavar="NAME")
-    sub.add_argument("arguments", nargs="*", metavar="KEY=VALUE")
-    sub.add_argument("--format", choices=["text", "json", "litellm"], default="text",
-                     help="'litellm' prints the messages as LiteLLM receives them")
+    sub.add_argument("name", metavar="NAME", help="the prompt's name (as 'prompts' lists it)")
+    sub.add_argument("arguments", nargs="*", metavar="KEY=VALUE", help="the prompt's arguments")
+    output_format(sub, "litellm", help_text="'text' for people (the default), 'json' or 'litellm' for the "
+                                            "messages as LiteLLM receives them")
+
+    doctor.add_arguments(command("doctor", doctor.HELP, doctor.run))
 
     sub = command("chat", "Chat with a model that can use every configured server's tools.", run_chat)
     sub.add_argument("--model", "-m", required=True, metavar="MODEL", help="a LiteLLM model, e.g. openai/gpt-4o-mini")
@@ -105,6 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="let servers ask the same model for completions (MCP sampling)")
     sub.add_argument("--max-tool-rounds", type=int, metavar="N", help="model/tool round trips per question")
     return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Parse ``argv`` (default ``sys.argv[1:]``) with global options merged, wherever they stood."""
+    args = build_parser().parse_args(argv)
+    _merge_globals(args)
+    return args
 
 
 def _configure_logging(verbose: int) -> None:
@@ -124,25 +208,25 @@ def _configure_logging(verbose: int) -> None:
 
 def _say(message: object) -> None:
     """The one-line reason for a failure, on stderr."""
-    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    print(f"{PROG}: error: {' '.join(for_command_line(message).split())}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mcp-litellm`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     if getattr(args, "run", None) is None:
-        parser.print_help(sys.stderr)
+        build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     _configure_logging(args.verbose)
     if args.timeout is not None and args.timeout <= 0:
-        parser.exit(EXIT_USAGE, f"{PROG}: error: --timeout must be a positive number of seconds\n")
+        _say("--timeout must be a positive number of seconds")
+        return EXIT_USAGE
     try:
         code: int = args.run(args)
         return code
     except KeyboardInterrupt:
         print(file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (``mcp-litellm tools | head``); nothing more to say.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,10 +19,14 @@ from typing import Any
 
 @dataclass
 class Turn:
-    """One scripted model answer: text, and/or tool calls as ``(id, name, arguments dict)``."""
+    """One scripted model answer: text, and/or tool calls as ``(id, name, arguments dict)``, sent after
+    ``delay`` seconds (a slow model). A ``status`` other than 200 answers with an OpenAI-style error
+    whose message is ``content``."""
 
     content: str = ""
     tool_calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    delay: float = 0.0
+    status: int = 200
 
 
 @dataclass
@@ -77,19 +82,27 @@ def fake_llm(script: list[Turn]) -> Iterator[FakeLLM]:
             if turn is None:
                 self.send_error(500, "the fake model has no more scripted turns")
                 return
+            if turn.delay:
+                time.sleep(turn.delay)
             model = body.get("model", "fake")
-            if body.get("stream"):
+            if turn.status != 200:
+                payload = json.dumps({"error": {"message": turn.content, "type": "invalid_request_error"}})
+                content_type = "application/json"
+            elif body.get("stream"):
                 payload = "".join(f"data: {json.dumps(c)}\n\n" for c in _chunks(turn, model)) + "data: [DONE]\n\n"
                 content_type = "text/event-stream"
             else:
                 payload = json.dumps(_message(turn, model))
                 content_type = "application/json"
             data = payload.encode()
-            self.send_response(200)
+            self.send_response(turn.status)
             self.send_header("content-type", content_type)
             self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client gave up waiting (a slow turn interrupted)
+                pass
 
         def log_message(self, *args: object) -> None:
             pass

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_litellm._cli.commands import DEMO_NOTICE
 from tests.group.conftest import fixture_entry, wait_no_processes
 
 COMMANDS = ["servers", "tools", "resources", "prompts", "call", "read", "prompt", "chat"]
@@ -24,7 +25,7 @@ def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
     """The error output must be a single 'mcp-litellm: error: ...' line, never a traceback."""
     assert "Traceback" not in done.stderr, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    lines = [line for line in done.stderr.splitlines() if line.strip() and line != DEMO_NOTICE]
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("mcp-litellm: error: "), done.stderr
     return lines[0]
@@ -62,19 +63,19 @@ def test_servers_lists_the_demo_server():
     done = run("servers")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:3] == ["demo", "stdio", "ok"]
-    assert "4 tools" in done.stdout
+    assert "6 tools" in done.stdout
     rows = json.loads(run("servers", "--format", "json").stdout)
-    assert rows[0]["name"] == "demo" and rows[0]["server"] == "demo" and rows[0]["tools"] == 4
+    assert rows[0]["name"] == "demo" and rows[0]["server"] == "demo" and rows[0]["tools"] == 6
 
 
 def test_tools_text_json_and_litellm():
     done = run("tools")
     assert done.returncode == 0, done.stderr
-    assert "demo: 4 tools" in done.stdout
+    assert "demo: 6 tools" in done.stdout
     assert "add(a: integer, b: integer)" in done.stdout
     assert "roll_dice(sides?: integer, count?: integer)" in done.stdout
     listed = json.loads(run("tools", "--format", "json").stdout)
-    assert {t["name"] for t in listed} == {"add", "word_count", "roll_dice", "countdown"}
+    assert {t["name"] for t in listed} == {"add", "word_count", "roll_dice", "countdown", "write_haiku", "greet"}
     assert all(t["server"] == "demo" for t in listed)
     definitions = json.loads(run("tools", "--format", "litellm", "--include", "add").stdout)
     assert definitions == [{"type": "function", "function": {
@@ -116,7 +117,10 @@ def test_call_reports_progress_on_stderr():
     (["call", "add", "{not json"], 2, "not valid JSON"),
     (["call", "add", "[1, 2]"], 2, "expected key=value"),
     (["call", "add", "a"], 2, "expected key=value"),
-    (["call", "add", "a=1"], 1, "tool 'add' reported an error"),
+    (["call", "add", "a=1"], 2, "tool 'add' needs argument(s) 'b' (arguments: a, b)"),
+    (["call", "add", "a=1", "b=2", "c=3"], 2, "tool 'add' has no argument(s) 'c' (arguments: a, b)"),
+    (["call", "add", '{"a": 1, "b": 2, "total": 3}'], 2, "tool 'add' has no argument(s) 'total'"),
+    (["call", "add", "a=x", "b=1"], 1, "tool 'add' reported an error"),
     (["tools", "--server", "other"], 2, "no server named 'other'; available: 'demo'"),
     (["tools", "--config", "/nonexistent/mcp.json"], 2, "config file not found"),
 ])
@@ -173,7 +177,7 @@ def test_several_servers_with_colliding_tools(tmp_path, marker):
     assert done.returncode == 0, done.stderr
     assert [line.split()[2] for line in done.stdout.splitlines()] == ["ok", "ok", "disabled"]
     done = run("tools", "--config", config, "--server", "demo")
-    assert done.stdout.startswith("demo: 4 tools") and "fixture" not in done.stdout
+    assert done.stdout.startswith("demo: 6 tools") and "fixture" not in done.stdout
     assert wait_no_processes(marker) == []
 
 
@@ -182,9 +186,9 @@ def test_servers_counts_the_tools_the_config_lets_through(tmp_path):
                                               "exclude_tools": ["roll_*"]}})
     done = run("servers", "--config", config)
     assert done.returncode == 0, done.stderr
-    assert "3 tools" in done.stdout
+    assert "5 tools" in done.stdout
     done = run("tools", "--config", config)
-    assert done.stdout.startswith("demo: 3 tools") and "roll_dice" not in done.stdout
+    assert done.stdout.startswith("demo: 5 tools") and "roll_dice" not in done.stdout
 
 
 def test_call_types_key_value_arguments_by_the_schema():

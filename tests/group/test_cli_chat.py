@@ -38,13 +38,13 @@ def test_chat_streams_text_and_runs_tools():
     with fake_llm(script) as llm:
         done = chat(llm.url, "what is 2+3?\nthanks\n")
     assert done.returncode == 0, done.stderr
-    assert 'using tool add {"a": 2, "b": 3}' in done.stdout
-    assert "The sum is 5." in done.stdout and "Bye now." in done.stdout
-    assert done.stdout.index("using tool add") < done.stdout.index("The sum is 5.")
+    assert 'using tool add {"a": 2, "b": 3}' in done.stderr  # stdout is piped: it holds only the answers
+    assert done.stdout == "The sum is 5.\nBye now.\n"
     assert "Traceback" not in done.stderr
     first, second, third = llm.requests
     assert first["stream"] is True
-    assert {t["function"]["name"] for t in first["tools"]} == {"add", "word_count", "roll_dice", "countdown"}
+    assert {t["function"]["name"] for t in first["tools"]} == {"add", "word_count", "roll_dice", "countdown",
+                                                                "write_haiku", "greet"}
     assert first["messages"][-1] == {"role": "user", "content": "what is 2+3?"}
     assert [(m["tool_call_id"], m["content"]) for m in tool_messages(second)] == [("call_1", "5")]
     assert third["messages"][-1] == {"role": "user", "content": "thanks"}
@@ -56,7 +56,7 @@ def test_chat_shows_tool_progress():
     with fake_llm(script) as llm:
         done = chat(llm.url, "count down from 1\n")
     assert done.returncode == 0, done.stderr
-    assert 'using tool countdown {"seconds": 1}' in done.stdout and "Done counting." in done.stdout
+    assert 'using tool countdown {"seconds": 1}' in done.stderr and done.stdout == "Done counting.\n"
     assert "countdown" in done.stderr and "100%" in done.stderr
     assert tool_messages(llm.requests[1])[0]["content"] == "counted down from 1"
 
@@ -67,12 +67,14 @@ def test_chat_approval_denied_and_approved():
     with fake_llm(script) as llm:
         done = chat(llm.url, "add 1 and 1\nn\nadd 2 and 2\ny\n", "--approve")
     assert done.returncode == 0, done.stderr
-    assert 'allow tool add {"a": 1, "b": 1}? [y/N]' in done.stdout
-    assert "denied add" in done.stdout
+    assert 'allow tool add {"a": 1, "b": 1}? [y/N]' in done.stderr
+    assert "denied add" in done.stderr
+    assert done.stderr.index('allow tool add {"a": 2, "b": 2}') < done.stderr.index('using tool add {"a": 2, "b": 2}')
+    assert 'using tool add {"a": 1' not in done.stderr  # the denied call was never said to be used
     denied = tool_messages(llm.requests[1])[0]
     assert denied["tool_call_id"] == "call_1" and "denied" in denied["content"].lower()
     assert tool_messages(llm.requests[3])[-1] == {"role": "tool", "tool_call_id": "call_2", "content": "4"}
-    assert "It is 4." in done.stdout
+    assert done.stdout == "Okay, I will not.\nIt is 4.\n"
 
 
 def test_chat_asks_elicitation_forms_in_the_terminal(tmp_path, marker):
@@ -80,8 +82,8 @@ def test_chat_asks_elicitation_forms_in_the_terminal(tmp_path, marker):
     with fake_llm(script) as llm:
         done = chat(llm.url, "who am I?\ny\nAda\nold\n36\n", "--config", fixture_config(tmp_path, marker))
     assert done.returncode == 0, done.stderr
-    assert "Who are you?" in done.stdout
-    assert "invalid literal" in done.stdout  # "old" is not an integer: asked again
+    assert "Who are you?" in done.stderr
+    assert "'old' is not a whole number" in done.stderr  # asked again
     assert tool_messages(llm.requests[1])[0]["content"] == "hello Ada, 36"
     assert wait_no_processes(marker) == []
 
@@ -130,8 +132,8 @@ def test_chat_approval_names_the_tool_as_the_model_does(tmp_path):
     with fake_llm(script) as llm:
         done = chat(llm.url, "add\nn\n", "--approve", "--config", str(path))
     assert done.returncode == 0, done.stderr
-    assert 'allow tool b__add {"a": 1, "b": 1}? [y/N]' in done.stdout
-    assert "denied b__add" in done.stdout
+    assert 'allow tool b__add {"a": 1, "b": 1}? [y/N]' in done.stderr
+    assert "denied b__add" in done.stderr
 
 
 def test_chat_exits_1_when_a_server_failed_to_start(tmp_path):
@@ -143,3 +145,26 @@ def test_chat_exits_1_when_a_server_failed_to_start(tmp_path):
     assert "Hello." in done.stdout
     assert "warning: could not start server 'broken'" in done.stderr
     assert done.returncode == 1
+
+
+def test_parallel_tool_calls_are_approved_one_question_at_a_time():
+    script = [Turn(tool_calls=[("call_1", "add", {"a": 1, "b": 2}), ("call_2", "add", {"a": 3, "b": 4})]),
+              Turn(content="One of them ran.")]
+    with fake_llm(script) as llm:
+        done = chat(llm.url, "add both\ny\nn\n", "--approve")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("allow tool add") == 2 and done.stderr.count("using tool add") == 1
+    assert done.stderr.count("denied add") == 1
+    results = sorted(m["content"] for m in tool_messages(llm.requests[1]))
+    assert len(results) == 2 and (results[0] in ("3", "7")) and "denied" in results[1].lower()
+    assert done.stdout == "One of them ran.\n"
+
+
+def test_slash_commands_with_piped_input_stay_local():
+    with fake_llm([Turn(content="Hi.")]) as llm:
+        done = chat(llm.url, "/help\n/tools\n/whatever\nhello\n/exit\nnot asked\n")
+    assert done.returncode == 0, done.stderr
+    assert [r["messages"][-1]["content"] for r in llm.requests] == ["hello"]
+    assert "/usage" in done.stderr and "add(a: integer, b: integer)" in done.stderr
+    assert "unknown command /whatever" in done.stderr
+    assert done.stdout == "Hi.\n"

@@ -13,7 +13,7 @@ import mcp_litellm as ml
 from mcp_litellm.demo_server import build_server
 from tests.group.conftest import fixture_entry, processes_with, wait_no_processes
 
-DEMO_TOOLS = {"add", "word_count", "roll_dice", "countdown"}
+DEMO_TOOLS = {"add", "word_count", "roll_dice", "countdown", "write_haiku", "greet"}
 
 
 def test_collisions_get_prefixes_and_route_to_their_server(marker, fixture_tools):
