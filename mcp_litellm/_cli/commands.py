@@ -9,7 +9,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,10 +69,7 @@ def command_line_servers(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
 
     def add(name: str, entry: dict[str, Any]) -> None:
-        unique, n = name, 2
-        while unique in entries:
-            unique, n = f"{name}-{n}", n + 1
-        entries[unique] = entry
+        entries[_unused_name(name, entries)] = entry
 
     for command in args.command or ():
         try:
@@ -100,14 +97,44 @@ def configs_for(args: argparse.Namespace) -> dict[str, ServerConfig]:
         return load_config(demo_config())
     configs = load_config(args.config) if args.config else {}
     for name, entry in given.items():
-        unique, n = name, 2
-        while unique in configs:  # a config file server of the same name keeps it
-            unique, n = f"{name}-{n}", n + 1
+        unique = _unused_name(name, configs)  # a config file server of the same name keeps it
         configs[unique] = next(iter(load_config({"mcpServers": {unique: entry}}).values()))
     return configs
 
 
-_configs = configs_for
+def _unused_name(name: str, taken: Container[str]) -> str:
+    """``name``, or the first of ``name-2``, ``name-3``, ... not in ``taken``."""
+    unique, n = name, 2
+    while unique in taken:
+        unique, n = f"{name}-{n}", n + 1
+    return unique
+
+
+def select_servers(args: argparse.Namespace) -> tuple[dict[str, ServerConfig], dict[str, str | None],
+                                                      dict[str, ServerConfig]]:
+    """The servers ``--server`` selects (every configured one without it), each one's OAuth state, and
+    those that may be started here: a server waiting for a person's authorization is not (starting it
+    would open a browser)."""
+    configs = configs_for(args)
+    for name in args.server or ():
+        if name not in configs:
+            raise NotFoundError("server", name, configs)
+    selected = {name: c for name, c in configs.items() if not args.server or name in args.server}
+    auth = {name: auth_status(c) for name, c in selected.items()}
+    return selected, auth, {name: c for name, c in selected.items() if not needs_login(c)}
+
+
+def not_running_status(name: str, server_config: ServerConfig, group: ClientGroup,
+                       startable: Container[str]) -> dict[str, Any] | None:
+    """The ``status`` (and ``error``) of a selected server that is not running: ``disabled``, ``login``
+    (waiting for authorization) or ``failed``; ``None`` when it runs in ``group``."""
+    if server_config.disabled:
+        return {"status": "disabled"}
+    if name not in startable:
+        return {"status": "login", "error": f"not authorized: run '{PROG} login {name}'"}
+    if group.get(name) is None:
+        return {"status": "failed", "error": str(group.failed.get(name, "not started"))}
+    return None
 
 
 def for_command_line(message: object) -> str:
@@ -123,7 +150,7 @@ def connect(args: argparse.Namespace, *, prepare: Callable[[ClientGroup], Any] |
     ``prepare(group)`` runs after the clients are made and before they start (to register handlers,
     whose capabilities are advertised at start).
     """
-    configs = _configs(args)
+    configs = configs_for(args)
     if args.timeout is not None:
         client_options.setdefault("request_timeout", args.timeout)
     group = ClientGroup(configs, strict=False, servers=args.server, **client_options)
@@ -153,14 +180,7 @@ def exit_status(group: ClientGroup, *, ok: bool = True) -> int:
 
 def servers(args: argparse.Namespace) -> int:
     """``mcp-litellm servers``: every configured server, whether it started, and what it offers."""
-    configs = _configs(args)
-    for name in args.server or ():
-        if name not in configs:
-            raise NotFoundError("server", name, configs)
-    selected = {name: c for name, c in configs.items() if not args.server or name in args.server}
-    auth = {name: auth_status(c) for name, c in selected.items()}
-    # A server waiting for a person's authorization is not started here: that would open a browser.
-    startable = {name: c for name, c in selected.items() if not needs_login(c)}
+    selected, auth, startable = select_servers(args)
     options = {"request_timeout": args.timeout} if args.timeout is not None else {}
     rows: list[dict[str, Any]] = []
     with ClientGroup(startable, strict=False, **options) as group:
@@ -168,14 +188,11 @@ def servers(args: argparse.Namespace) -> int:
             row: dict[str, Any] = {"name": name, "transport": server_config.transport_type}
             if auth[name] is not None:
                 row["auth"] = auth[name]
-            client = group.get(name)
-            if server_config.disabled:
-                row["status"] = "disabled"
-            elif name not in startable:
-                row.update(status="login", error=f"not authorized: run '{PROG} login {name}'")
-            elif client is None:
-                row.update(status="failed", error=str(group.failed.get(name, "not started")))
+            stopped = not_running_status(name, server_config, group, startable)
+            if stopped is not None:
+                row.update(stopped)
             else:
+                client = group[name]
                 info = client.server_info
                 row.update(status="ok", server=info.name if info else None, version=info.version if info else None,
                            protocol=client.protocol_version,

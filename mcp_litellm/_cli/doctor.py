@@ -19,10 +19,9 @@ import argparse
 import re
 from typing import Any
 
-from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, PROG, configs_for
-from mcp_litellm._cli.oauth_status import auth_status, needs_login
+from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, not_running_status, select_servers
 from mcp_litellm._cli.render import dump_json, first_line
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.naming import MAX_NAME, safe_tool_name
 from mcp_litellm._core.provider_rules import (
     Finding,
@@ -201,15 +200,9 @@ def _check_server(client: Any, tools: list[Any], info: dict[str, Any],
 
 def run(args: argparse.Namespace) -> int:
     """``mcp-litellm doctor [-m MODEL]``."""
-    configs = configs_for(args)
-    for name in args.server or ():
-        if name not in configs:
-            raise NotFoundError("server", name, configs)
-    selected = {name: c for name, c in configs.items() if not args.server or name in args.server}
+    selected, auth, startable = select_servers(args)
     if not selected:
         raise ConfigError("no servers in the config" + (f" {args.config}" if args.config else ""))
-    auth = {name: auth_status(c) for name, c in selected.items()}
-    startable = {name: c for name, c in selected.items() if not needs_login(c)}  # never open a browser here
     info = _model_info(args.model or DEFAULT_MODEL)
     info["default"] = args.model is None
     options = {"request_timeout": args.timeout} if args.timeout is not None else {}
@@ -232,15 +225,11 @@ def run(args: argparse.Namespace) -> int:
         for name, server_config in selected.items():
             row: dict[str, Any] = {"name": name, "transport": server_config.transport_type,
                                    "auth": auth[name] or "none"}
-            client = group.get(name)
-            if server_config.disabled:
-                row["status"] = "disabled"
-            elif name not in startable:
-                row.update(status="login", error=f"not authorized: run '{PROG} login {name}'")
-            elif client is None:
-                row.update(status="failed", error=str(group.failed.get(name, "not started")))
+            stopped = not_running_status(name, server_config, group, startable)
+            if stopped is not None:
+                row.update(stopped)
             else:
-                row.update(_check_server(client, by_server.get(name, []), info, clashing_across))
+                row.update(_check_server(group[name], by_server.get(name, []), info, clashing_across))
                 all_tools += by_server.get(name, [])
             rows.append(row)
     return _report(args, info, rows, all_tools, overall)
