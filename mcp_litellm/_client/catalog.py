@@ -29,7 +29,7 @@ from mcp_litellm._client.resource import ResourcesMixin
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
-from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
 
 if TYPE_CHECKING:
@@ -252,18 +252,26 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
                 telemetry.fail(span, "tool_error")
             return result
 
+    def _span_attributes(self) -> dict[str, Any]:
+        """The server's span attributes: its name and, while connected, the protocol version."""
+        attributes: dict[str, Any] = {"mcp_litellm.server": self.name}
+        connection = self._connection
+        try:
+            version = connection.client.protocol_version if connection is not None else None
+        except MCPLiteLLMError:  # not connected (any more)
+            version = None
+        if version:
+            attributes["mcp.protocol.version"] = version
+        return attributes
+
     def _tool_span_attributes(self, tool: Tool) -> dict[str, Any]:
         """The span attributes of a call of ``tool`` (MCP and GenAI semantic conventions)."""
         attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
-                                      "gen_ai.tool.name": tool.mcp_name, "mcp_litellm.server": self.name}
+                                      "gen_ai.tool.name": tool.mcp_name, **self._span_attributes()}
         call_id = telemetry.tool_call_id.get()
         if call_id:
             attributes["gen_ai.tool.call.id"] = call_id
             telemetry.tool_call_id.set(None)  # what this call leads to (a handler calling tools) is not that call
-        connection = self._connection
-        version = connection.client.protocol_version if connection is not None and connection.alive else None
-        if version:
-            attributes["mcp.protocol.version"] = version
         attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
         return attributes
 

@@ -126,6 +126,12 @@ def fail(span: Any, kind: str, description: str | None = None, secrets: tuple[st
     span.set_status(trace.Status(trace.StatusCode.ERROR, redact_text(description, secrets) if description else None))
 
 
+def fail_answer(span: Any, code: int, message: str | None) -> None:
+    """Mark ``span`` (a server's request the client answered) failed with the JSON-RPC error it answered."""
+    fail(span, str(code), message)
+    span.set_attribute("rpc.response.status_code", str(code))
+
+
 def _record(span: Any, exc: BaseException, secrets: tuple[str, ...] = ()) -> None:
     """Record ``exc`` on ``span`` as an exception event (message and stack trace with secrets masked) and
     mark the span failed."""

@@ -40,6 +40,8 @@ from mcp_litellm.handlers._sampling import REJECTED, SamplingRunner, SamplingSpe
 from mcp_litellm.handlers._settings import ElicitationSettings, HandlerSpec, SamplingSettings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine
+
     from mcp_litellm._client.connection import SessionOptions
     from mcp_litellm._client.tool import Tool
 
@@ -157,43 +159,30 @@ class ClientFeatureSet:
         return connection.calls.context_for(getattr(context, "meta", None)) if connection is not None else None
 
     async def _sampling_callback(self, context: Any, params: Any) -> Any:
-        if not self._sampling_settings.enabled:  # turned off after this session advertised it
-            return ErrorData(code=REJECTED, message=f"sampling was turned off on client {self._host.name!r}")
-        try:
-            in_call = self._call_context(context)
-            answer = self._sampling_runner.respond(params, self._connection_info())
-            return await (answer if in_call is None else run_in_context(in_call, answer))
-        except Exception as exc:  # respond() reports its own failures; this is the last line of defence
-            logger.exception("sampling callback for server %r failed", self._host.name)
-            return ErrorData(code=INTERNAL_ERROR, message=f"sampling failed on the client: {type(exc).__name__}")
+        return await self._answer("sampling", self._sampling_settings.enabled, self._sampling_runner.respond,
+                                  context, params)
 
     async def _elicitation_callback(self, context: Any, params: Any) -> Any:
-        if not self._elicitation_settings.enabled:
-            return ErrorData(code=REJECTED, message=f"elicitation was turned off on client {self._host.name!r}")
+        return await self._answer("elicitation", self._elicitation_settings.enabled,
+                                  self._elicitation_runner.respond, context, params)
+
+    async def _answer(self, feature: str, enabled: bool,
+                      respond: Callable[[Any, dict[str, Any]], Coroutine[Any, Any, Any]],
+                      context: Any, params: Any) -> Any:
+        """A server's sampling or elicitation request answered by ``respond``, in the context of the call it
+        belongs to; refused when the feature was turned off after this session advertised it."""
+        if not enabled:
+            return ErrorData(code=REJECTED, message=f"{feature} was turned off on client {self._host.name!r}")
         try:
             in_call = self._call_context(context)
-            answer = self._elicitation_runner.respond(params, self._connection_info())
+            answer = respond(params, self._host._span_attributes() if telemetry.enabled() else {})
             return await (answer if in_call is None else run_in_context(in_call, answer))
-        except Exception as exc:
-            logger.exception("elicitation callback for server %r failed", self._host.name)
-            return ErrorData(code=INTERNAL_ERROR, message=f"elicitation failed on the client: {type(exc).__name__}")
+        except Exception as exc:  # respond() reports its own failures; this is the last line of defence
+            logger.exception("%s callback for server %r failed", feature, self._host.name)
+            return ErrorData(code=INTERNAL_ERROR, message=f"{feature} failed on the client: {type(exc).__name__}")
 
     async def _list_roots_callback(self, context: Any) -> Any:
         return self._roots.to_sdk()
-
-    def _connection_info(self) -> dict[str, Any]:
-        """Span attributes naming the server and the protocol version (only computed while tracing)."""
-        if not telemetry.enabled():
-            return {}
-        info: dict[str, Any] = {"mcp_litellm.server": self._host.name}
-        connection = self._host._connection
-        try:
-            version = connection.client.protocol_version if connection is not None else None
-        except MCPLiteLLMError:
-            version = None
-        if version:
-            info["mcp.protocol.version"] = version
-        return info
 
     async def _roots_changed(self, was_configured: bool) -> None:
         host = self._host

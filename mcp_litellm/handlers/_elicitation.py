@@ -228,8 +228,7 @@ class ElicitationRunner:
         with telemetry.span("elicitation/create", attributes, kind="server", meta=meta) as span:
             answer = await self._respond(params)
             if isinstance(answer, ErrorData):
-                telemetry.fail(span, str(answer.code), answer.message)
-                span.set_attribute("rpc.response.status_code", str(answer.code))
+                telemetry.fail_answer(span, answer.code, answer.message)
             else:
                 span.set_attribute("mcp_litellm.elicitation.action", answer.action)
             return answer

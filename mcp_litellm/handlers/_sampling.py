@@ -275,8 +275,7 @@ class SamplingRunner:
         with telemetry.span("sampling/createMessage", attributes, kind="server", meta=params.meta) as span:
             answer = await self._respond(params)
             if isinstance(answer, ErrorData):
-                telemetry.fail(span, str(answer.code), answer.message)
-                span.set_attribute("rpc.response.status_code", str(answer.code))
+                telemetry.fail_answer(span, answer.code, answer.message)
             return answer
 
     async def _respond(self, params: CreateMessageRequestParams) -> Any:
