@@ -186,9 +186,9 @@ def _hub_cached(repo: str) -> bool:
     return isinstance(try_to_load_from_cache(repo, "tokenizer.json"), str)
 
 
-def _tokenizer_name(litellm: Any, model: str, exact_provider: bool) -> tuple[str, bool]:
-    """The tokenizer ``token_counter`` uses for ``model`` and whether its count is the model's own."""
-    kind = getattr(litellm.utils, "huggingface_tokenizer_kind", lambda _: None)(model)
+def _tokenizer_name(litellm: Any, model: str, kind: str | None, exact_provider: bool) -> tuple[str, bool]:
+    """The tokenizer ``token_counter`` uses for ``model`` (``kind``: LiteLLM's Hugging Face tokenizer for it,
+    if any) and whether its count is the model's own."""
     if kind is not None:
         return f"LiteLLM's {kind} tokenizer (Hugging Face)", False
     try:
@@ -211,8 +211,8 @@ def tool_tokens(model: str, tools: list[dict[str, Any]], *,
     the tokenizer itself is unavailable offline, is estimated at characters / 4: ``estimated`` says how many.
     """
     litellm = litellm_module()
-    tokenizer, exact = _tokenizer_name(litellm, model, provider in ("openai", "azure"))
     kind = getattr(litellm.utils, "huggingface_tokenizer_kind", lambda _: None)(model)
+    tokenizer, exact = _tokenizer_name(litellm, model, kind, provider in ("openai", "azure"))
     offline = kind in _DOWNLOADED_TOKENIZERS and not _hub_cached(_DOWNLOADED_TOKENIZERS[kind])
     saved = getattr(litellm, "disable_hf_tokenizer_download", False)
     if offline:

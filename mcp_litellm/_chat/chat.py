@@ -28,6 +28,7 @@ from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, ToolLoopLimitError
+from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.types import HookResult
 
 logger = logging.getLogger("mcp_litellm")
@@ -328,9 +329,7 @@ class Chat:
             if last is not None and last.finish_reason:
                 span.set_attribute("gen_ai.response.finish_reasons", [last.finish_reason])
 
-        secrets = tuple(str(value) for key, value in self.params.items()
-                        if isinstance(value, str) and any(word in key.lower() for word in ("key", "token", "secret")))
-        return telemetry.steps(span, chunks, describe, secrets)
+        return telemetry.steps(span, chunks, describe, tuple(secret_params(self.params)))
 
     def _provider_model(self) -> str:
         """The model whose provider rules apply to tool schemas and tool-result images."""

@@ -178,15 +178,16 @@ class ToolResult:
         kept: list[ContentBlock] = []
         used, full, media_left_out = 0, False, 0
         for block, size in zip(self.content, sizes, strict=True):
-            needed = size + (1 if used and size else 0)  # the newline before it
+            newline = 1 if used else 0  # before this block's text
+            needed = size + (newline if size else 0)
             if not full and used + needed <= max_chars:
                 kept.append(block)
                 used += needed
                 continue
+            room = max_chars - used - newline
             if is_media(block):
                 media_left_out += 1
-            elif not full and max_chars - used - (1 if used else 0) > 0:
-                room = max_chars - used - (1 if used else 0)
+            elif not full and room > 0:
                 kept.append(TextContent(type="text", text=(block_text(block) or "")[:room]))
                 used = max_chars
             full = True

@@ -88,6 +88,13 @@ def remember_secrets(values: Iterable[object]) -> None:
             _known.update(found)
 
 
+def secret_params(params: Mapping[str, Any]) -> list[str]:
+    """The string values of LiteLLM call parameters whose names say they hold a secret (``api_key``,
+    ``aws_secret_access_key``, ``vertex_credentials_token``, ...: names with key, token or secret in them)."""
+    return [value for key, value in params.items()
+            if isinstance(value, str) and any(word in key.lower() for word in ("key", "token", "secret"))]
+
+
 def short_token(value: str, keep: int = 6) -> str:
     """An identifier that may act as a bearer token (a task id), cut for logs, reprs and error messages:
     enough to tell two apart, not enough to use."""

@@ -15,6 +15,7 @@ from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, Mod
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core import sampling as _sampling
 from mcp_litellm._core import telemetry
+from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.usage import Usage
 from mcp_litellm._llm import (
     acompletion,
@@ -202,9 +203,9 @@ class SamplingRunner:
         return self.settings.default_model or (pm if isinstance(pm, str) else None) or "unknown"
 
     def _scrub(self, text: str) -> str:
-        for key, value in self.settings.completion_kwargs.items():
-            if isinstance(value, str) and len(value) >= 4 and any(s in key.lower() for s in ("key", "token", "secret")):
-                text = text.replace(value, "***")
+        for secret in secret_params(self.settings.completion_kwargs):
+            if len(secret) >= 4:
+                text = text.replace(secret, "***")
         return text
 
     async def choose_model(self, sample: Sample, default_model: str | None = None) -> str:
