@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import stat
@@ -205,15 +206,15 @@ def test_timeout_waiting_for_the_user(oauth_server):
     assert time.monotonic() - started < 10
 
 
+async def authorize_slowly(url: str) -> str:
+    """A user who takes 2.5 s to authorize (longer than the tests' 1 s request timeout)."""
+    await asyncio.sleep(2.5)
+    return follow(url)
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_the_request_timeout_waits_for_the_user(oauth_server, transport):
-    async def slow(url: str) -> str:
-        import asyncio
-
-        await asyncio.sleep(2.5)
-        return follow(url)
-
-    with make(oauth_server, transport, authorize=slow, request_timeout=1.0) as client:  # the user takes 2.5 s
+    with make(oauth_server, transport, authorize=authorize_slowly, request_timeout=1.0) as client:
         assert add(client) == "42"
         oauth_server.provider.revoke_all()
         assert add(client) == "42"  # in the middle of a session too
@@ -221,13 +222,7 @@ def test_the_request_timeout_waits_for_the_user(oauth_server, transport):
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_calls_made_while_the_user_authorizes_wait_for_it_instead_of_timing_out(oauth_server, transport):
-    import asyncio
-
-    async def slow(url: str) -> str:
-        await asyncio.sleep(2.5)
-        return follow(url)
-
-    with make(oauth_server, transport, authorize=slow, request_timeout=1.0) as client:  # the user takes 2.5 s
+    with make(oauth_server, transport, authorize=authorize_slowly, request_timeout=1.0) as client:
         oauth_server.provider.revoke_all()
 
         async def together() -> list[str]:
