@@ -209,3 +209,21 @@ def test_ci_runs_the_readme_test_command():
     assert len(steps) >= 4
     for step in steps:
         assert step in ci, f"the README's test command does {step!r}; .ci/run does not"
+
+
+def _anchors(page: Path) -> set[str]:
+    """The heading anchors of a page, as the toc extension makes them (lower case, punctuation dropped)."""
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", page.read_text(), flags=re.S), re.M)
+    return {re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", heading).strip().lower()) for heading in headings}
+
+
+def test_the_readme_links_into_the_docs_resolve():
+    # mkdocs build --strict checks the links of docs/; README.md is outside it, so its links are checked here
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(((?!https?://)[^)#]+)(?:#([^)]+))?\)", readme)
+    assert len(links) >= 10
+    for target, anchor in links:
+        page = ROOT / target
+        assert page.is_file(), f"README.md links to {target}, which does not exist"
+        if anchor:
+            assert anchor in _anchors(page), f"README.md links to {target}#{anchor}: no such heading there"
