@@ -26,6 +26,7 @@ from mcp_litellm._transports import register_transport
 from mcp_litellm.handlers._settings import Config, config, configure
 
 __version__ = VERSION
+"""The installed version of mcp-litellm (``"0+unknown"`` when run from a tree that was never installed)."""
 
 __all__ = [
     "AuthError",

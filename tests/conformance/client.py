@@ -10,7 +10,7 @@ calls one, the way a user's program would; what each scenario checks happens on 
 (the handshake, discovery order, scopes, token endpoint authentication, ...). It exits 0 when the run
 completed and 1 when the library raised (some auth scenarios expect the client to refuse).
 
-``tests/conformance/test_conformance.py`` runs the suite against it; see the README's "Conformance".
+``tests/conformance/test_conformance.py`` runs the suite against it; see docs/guides/conformance.md.
 """
 
 from __future__ import annotations

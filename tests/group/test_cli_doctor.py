@@ -353,8 +353,8 @@ def test_missing_tiktoken_encoding_falls_back_to_an_estimate(tmp_path):
     assert doc["servers"][0]["tool_tokens_estimated"] == len(sent)
 
 
-def test_readme_example_is_what_doctor_prints():
-    readme = (Path(__file__).resolve().parent.parent.parent / "README.md").read_text()
+def test_the_docs_example_is_what_doctor_prints():
+    readme = (Path(__file__).resolve().parent.parent.parent / "docs" / "guides" / "cli.md").read_text()
     command = "$ mcp-litellm doctor -m gemini/gemini-2.5-flash\n"
     shown = readme[readme.index(command) + len(command):].split("```", 1)[0]
     done = run("-m", "gemini/gemini-2.5-flash")
