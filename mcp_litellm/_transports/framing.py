@@ -1,9 +1,10 @@
-"""Splitting a byte stream into lines in linear time, with a bound on how long one line may grow.
+"""Splitting a byte stream into lines (stdio) or server-sent events (legacy SSE) in linear time, with a
+bound on how large one line or event may grow.
 
 The reader keeps one buffer per stream and looks for newlines only in bytes it has not looked at
 yet, so a 100 MB line costs one pass over 100 MB (not a re-join and re-split per chunk). A line that
 grows past ``limit`` bytes is not kept: its first bytes are, for reporting, and the rest is counted
-and dropped until its newline arrives.
+and dropped until its newline arrives. :class:`EventFramer` does the same for the data of one event.
 """
 
 from __future__ import annotations
@@ -69,3 +70,76 @@ class LineFramer:
     def pending(self) -> int:
         """Bytes of the line being read so far (kept or dropped)."""
         return self._dropped or len(self._buffer)
+
+    @property
+    def dropping(self) -> bytes | None:
+        """The first bytes of the line being read when it is already past the limit, else None."""
+        return self._head if self._dropped else None
+
+
+class EventFramer:
+    """Server-sent events: feed bytes in, get ``(event name, data)`` out, the data as ``bytes`` or, for an
+    event whose data grows past ``limit``, as :class:`Oversized` (the data's first bytes and its size).
+
+    An oversized event is reported as soon as it passes the limit, with the size read so far (so a
+    call can fail before an endless event ends); the rest of it is dropped unseen. Fields other than
+    ``event`` and ``data`` (``id``, ``retry``) are ignored, and lines may end in LF or CRLF (a bare
+    CR, which no MCP server sends, is not a line end here).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lines = LineFramer(limit)
+        self._name = ""
+        self._data: list[bytes] = []
+        self._size = 0
+        self._head: bytes | None = None  # set once the event's data passed the limit
+        self._pending = False
+
+    def feed(self, data: bytes) -> list[tuple[str, bytes | Oversized]]:
+        """The events that ``data`` completes (or that passed the limit with it), in order."""
+        events: list[tuple[str, bytes | Oversized]] = []
+        for line in self._lines.feed(data):
+            if isinstance(line, Oversized):
+                field, _, value = line.head.partition(b":")
+                if field == b"data":
+                    value = value[1:] if value.startswith(b" ") else value
+                    self._add(value, line.size - (len(line.head) - len(value)), events)
+                continue
+            line = line[:-1] if line.endswith(b"\r") else line
+            if not line:
+                if self._pending:
+                    events.extend(self._dispatch())
+                continue
+            field, _, value = line.partition(b":")
+            value = value[1:] if value.startswith(b" ") else value
+            if field == b"event":
+                self._name, self._pending = value.decode("utf-8", "replace"), True
+            elif field == b"data":
+                self._add(value, len(value), events)
+        head = self._lines.dropping
+        if head is not None and self._head is None and head.startswith(b"data"):
+            value = head.partition(b":")[2]
+            self._over(value[1:] if value.startswith(b" ") else value, self._size + self._lines.pending, events)
+        return events
+
+    def _add(self, value: bytes, size: int, events: list[tuple[str, bytes | Oversized]]) -> None:
+        self._pending = True
+        grown = self._size + size + (1 if self._size or self._data else 0)  # data lines join with "\n"
+        if self._head is None and grown > self.limit:
+            self._over(value, grown, events)
+        elif self._head is None:
+            self._data.append(value)
+        self._size = grown
+
+    def _over(self, value: bytes, size: int, events: list[tuple[str, bytes | Oversized]]) -> None:
+        self._head = b"\n".join([*self._data, value])[:HEAD_BYTES]
+        self._data = []
+        events.append((self._name or "message", Oversized(self._head, size)))
+
+    def _dispatch(self) -> list[tuple[str, bytes | Oversized]]:
+        event: list[tuple[str, bytes | Oversized]] = []
+        if self._head is None:
+            event.append((self._name or "message", b"\n".join(self._data)))
+        self._name, self._data, self._size, self._head, self._pending = "", [], 0, None, False
+        return event
