@@ -86,10 +86,11 @@ def body_bound(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
         if content_type == "text/event-stream":
             return
         response.stream = _BoundedBody(response, limit, _request_id(response.request))
-        # the body is handed on decompressed: the response must not decompress it again
-        for header in ("content-encoding", "content-length"):
-            if header in response.headers:
-                del response.headers[header]
+        if "content-encoding" in response.headers:
+            # the body is handed on decompressed: the response must not decompress it again
+            del response.headers["content-encoding"]
+            if "content-length" in response.headers:
+                del response.headers["content-length"]
 
     return bound_body
 
