@@ -24,6 +24,7 @@ max_message_size: contextvars.ContextVar[int] = contextvars.ContextVar("mcp_lite
 """Set by the connection's owner task from the client's ``max_message_size`` before the transport opens."""
 
 _ID_IN_HEAD = re.compile(rb'"(id|result|error)"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")?')
+_ID_AT_END = re.compile(rb'[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$')
 
 
 def too_big(limit: int, size: int | None = None) -> str:
@@ -53,6 +54,30 @@ def leading_id(head: bytes) -> int | str | None:
             return value if isinstance(value, int | str) and not isinstance(value, bool) else None
         return None
     return None
+
+
+def trailing_id(tail: bytes) -> int | str | None:
+    """The top-level ``id`` of a JSON-RPC message from its last bytes, if it is its last member (as
+    TypeScript-SDK servers write it: ``{"result": ..., "jsonrpc": "2.0", "id": 7}``).
+
+    The closing brace after it ends the whole message, so an ``id`` found there is a top-level one.
+    """
+    match = _ID_AT_END.search(tail)
+    if match is None:
+        return None
+    with suppress(ValueError):
+        value = json.loads(match.group(1))
+        return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+    return None
+
+
+def oversized_id(head: bytes, tail: bytes) -> int | str | None:
+    """The request id of an answer too large to keep, from its first or its last bytes."""
+    found = leading_id(head)
+    if found is not None:
+        return found
+    # a request from the server ends with an id too, of the server's own: only an answer's id is ours
+    return trailing_id(tail) if b'"method"' not in head else None
 
 
 class Unreadable:

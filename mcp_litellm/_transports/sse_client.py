@@ -4,11 +4,12 @@ The SDK's client reads its event stream with httpx2's fixed 1 MiB limit per even
 parameter for it: any message over 1 MiB (a big tool result) ends the whole session, and an event
 nested too deeply is lost, leaving its call to wait for its timeout. This one reads events with
 :class:`~.framing.EventFramer` under ``max_message_size``: an event over the limit fails the call
-it answers (its id is read from its first bytes) as soon as it passes the limit, and the rest of it
-is dropped as it arrives; a message that cannot be parsed fails its call the same way
-(:func:`~.messages.read_message`). Either way the session goes on. Everything else is as in the SDK:
-the redirect rules (``stream_within_origin``), the endpoint's origin check, and each POST sent in the
-context of the task that sent the message (so per-request context variables reach its HTTP hooks).
+it answers, as soon as it passes the limit when its id comes first (else when it ends: TypeScript-SDK
+servers write the id last), and the rest of it is dropped as it arrives; a message that cannot be
+parsed fails its call the same way (:func:`~.messages.read_message`). Either way the session goes
+on. Everything else is as in the SDK: the redirect rules (``stream_within_origin``), the endpoint's
+origin check, and each POST sent in the context of the task that sent the message (so per-request
+context variables reach its HTTP hooks).
 
 The upstream fix would be a ``max_message_size``/``max_sse_event_size`` parameter on ``sse_client``
 passed to ``sse_within_origin`` (as ``streamable_http_client`` has), plus an event reader that skips
@@ -31,7 +32,7 @@ from mcp.shared._httpx_utils import request_within_origin, stream_within_origin
 from mcp.shared.message import SessionMessage
 
 from mcp_litellm._transports.framing import EventFramer, Oversized
-from mcp_litellm._transports.messages import Unreadable, error_for, leading_id, read_message, too_big
+from mcp_litellm._transports.messages import Unreadable, error_for, leading_id, oversized_id, read_message, too_big
 
 logger = logging.getLogger("mcp_litellm.sse")
 
@@ -62,6 +63,7 @@ async def sse_streams(url: str, client: httpx2.AsyncClient, *, limit: int,
 class _Reader:
     def __init__(self, url: str, label: str, limit: int, out: Any) -> None:
         self.url, self.label, self.limit, self.out = url, label, limit, out
+        self._failed: set[int | str] = set()  # calls failed early for an event that has not ended yet
 
     async def run(self, response: httpx2.Response, *, task_status: TaskStatus[str] = anyio.TASK_STATUS_IGNORED) -> None:
         framer = EventFramer(self.limit)
@@ -97,14 +99,7 @@ class _Reader:
 
     def _message(self, data: bytes | Oversized) -> SessionMessage | None:
         if isinstance(data, Oversized):
-            request_id = leading_id(data.head)
-            what = (f"server {self.label!r} sent a message of {data.size}+ bytes, more than max_message_size "
-                    f"({self.limit} bytes)")
-            if request_id is None:
-                logger.error("%s; it is dropped (no request id found at its start)", what)
-                return None
-            logger.warning("%s; it is dropped and request %r fails", what, request_id)
-            return error_for(request_id, too_big(self.limit))
+            return self._oversized(data)
         if not data.strip():
             return None  # a keep-alive
         text = data.decode("utf-8", "replace")
@@ -118,6 +113,26 @@ class _Reader:
             logger.warning("server %r answered request %r with %s: %.120r", self.label, message.request_id,
                            message.reason, text)
         return message.answer
+
+
+    def _oversized(self, data: Oversized) -> SessionMessage | None:
+        # reported twice: as soon as it passed the limit (fail its call now if its id comes first),
+        # and when it ended (its id may come last, as TypeScript-SDK servers write it)
+        request_id = oversized_id(data.head, data.tail) if data.complete else leading_id(data.head)
+        if request_id is None and not data.complete:
+            return None
+        if request_id in self._failed:
+            self._failed.discard(request_id)
+            return None
+        what = (f"server {self.label!r} sent a message of {data.size}{'' if data.complete else '+'} bytes, more "
+                f"than max_message_size ({self.limit} bytes)")
+        if request_id is None:
+            logger.error("%s; it was dropped (no request id found at its start or end)", what)
+            return None
+        logger.warning("%s; it is dropped and request %r fails", what, request_id)
+        if not data.complete:
+            self._failed.add(request_id)
+        return error_for(request_id, too_big(self.limit, data.size if data.complete else None))
 
 
 async def _post_messages(client: httpx2.AsyncClient, endpoint: str,

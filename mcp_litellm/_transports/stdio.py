@@ -49,8 +49,8 @@ from mcp_litellm._transports.messages import (
     DEFAULT_MAX_MESSAGE_SIZE,
     Unreadable,
     error_for,
-    leading_id,
     max_message_size,
+    oversized_id,
     read_message,
     too_big,
 )
@@ -250,11 +250,11 @@ class _Stdout:
         return message.answer
 
     def _oversized(self, frame: Oversized) -> SessionMessage | None:
-        request_id = leading_id(frame.head)
+        request_id = oversized_id(frame.head, frame.tail)
         what = (f"server {self.label!r} sent a message of {frame.size} bytes, more than max_message_size "
                 f"({self.limit} bytes)")
         if request_id is None:
-            logger.error("%s; it was dropped (no request id found at its start)", what)
+            logger.error("%s; it was dropped (no request id found at its start or end)", what)
             return None
         logger.warning("%s; it was dropped and request %r fails", what, request_id)
         return error_for(request_id, too_big(self.limit, frame.size))

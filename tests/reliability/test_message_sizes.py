@@ -60,7 +60,8 @@ def blob_server() -> MCPServer:
 
 @pytest.fixture(scope="module", params=["sse-answers", "json-answers", "legacy-sse"])
 def sdk_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, str]]]:
-    """The SDK's MCPServer over one HTTP transport: ``(transport type, config)``."""
+    """The SDK's MCPServer over one HTTP transport: ``(transport type, config)``. The tests connect
+    with the 2025 handshake, whose streamable HTTP answers come as SSE events unless ``json_response``."""
     server = blob_server()
     if request.param == "legacy-sse":
         with serve(server.sse_app()) as base:
@@ -73,14 +74,14 @@ def sdk_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, 
 
 def test_a_20_mib_result_arrives_over_every_http_transport(sdk_server):
     kind, config = sdk_server
-    with ml.client("blobs", kind, config, request_timeout=60) as client:
+    with ml.client("blobs", kind, config, request_timeout=60, protocol="legacy") as client:
         assert len(client.execute_tool("blob", {"size": 20 * MiB}).text) == 20 * MiB
         assert client.execute_tool("blob", {"size": 3}).text == "bbb"
 
 
 def test_a_result_over_max_message_size_fails_its_call_and_the_session_goes_on(sdk_server):
     kind, config = sdk_server
-    with ml.client("blobs", kind, config, request_timeout=30, max_message_size=2 * MiB) as client:
+    with ml.client("blobs", kind, config, request_timeout=30, max_message_size=2 * MiB, protocol="legacy") as client:
         started = time.monotonic()
         with pytest.raises(ml.ServerError, match=r"max_message_size \(2097152 bytes\).*max_message_size="):
             client.execute_tool("blob", {"size": 3 * MiB})
