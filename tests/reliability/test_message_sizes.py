@@ -22,6 +22,8 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
+from mcp_litellm._transports.framing import EventFramer, Oversized
+from mcp_litellm._transports.messages import oversized_id
 from tests.conftest import free_port
 from tests.servers.hostile_http_server import build_app
 
@@ -179,6 +181,42 @@ def test_a_result_nested_100000_deep_fails_its_call_only_over_stdio():
         assert client.execute_tool("run", {"a": 2}).text == "ran 2"
     finally:
         client.stop()
+
+
+def test_an_oversized_answer_with_its_id_last_fails_its_call_over_stdio():
+    """TypeScript-SDK servers write the id last; such an answer over the limit waited for its timeout."""
+    config = {"command": sys.executable, "args": [str(HOSTILE_STDIO), "hugelast"]}
+    client = ml.client("hostile-last", "stdio", config, protocol="legacy", request_timeout=30,
+                       max_message_size=1_000_000)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ml.ServerError, match=r"2000\d+ bytes, more than max_message_size \(1000000 bytes\)"):
+            client.execute_tool("run", {"size": 2_000_000})
+        assert time.monotonic() - started < 10, "failed at once, not at the 30 s timeout"
+        assert client.execute_tool("run", {"size": 10}).text == "z" * 10
+    finally:
+        client.stop()
+
+
+def test_event_framing_bounds_each_event_and_reports_an_oversized_one_early_and_at_its_end():
+    framer = EventFramer(limit=100)
+    stream = (b"event: endpoint\r\ndata: /messages?session_id=1\r\n\r\n: keep-alive\n\n"
+              b'event: message\ndata: {"id": 1}\n\n'
+              b'event: message\ndata: {"result": "' + b"z" * 1000 + b'", "jsonrpc": "2.0", "id": 2}\n\n'
+              b"data: a\ndata: b\n\n")
+    events = [event for i in range(0, len(stream), 7) for event in framer.feed(stream[i:i + 7])]
+    assert events[:2] == [("endpoint", b"/messages?session_id=1"), ("message", b'{"id": 1}')]
+    early, late = events[2][1], events[3][1]
+    assert isinstance(early, Oversized) and not early.complete and early.head.startswith(b'{"result": "zzz')
+    assert isinstance(late, Oversized) and late.complete and late.size >= 1000
+    assert late.tail.endswith(b'"jsonrpc": "2.0", "id": 2}') and oversized_id(late.head, late.tail) == 2
+    assert events[4:] == [("message", b"a\nb")]
+
+
+def test_an_id_at_the_end_is_read_only_when_it_closes_the_message():
+    assert oversized_id(b'{"result": {"text": "zz', b'zz"}, "jsonrpc": "2.0", "id": 7}\n') == 7
+    assert oversized_id(b'{"result": {"text": "zz', b'zz", "x": {"id": 7}}}') is None, "a nested id is not ours"
+    assert oversized_id(b'{"method": "sampling/createMessage", "params": {"x": "zz', b'zz"}, "id": 7}') is None
 
 
 @pytest.mark.parametrize("route", ["json", "sse", "legacy"])

@@ -7,6 +7,8 @@ tool, ``run(a, size)``, then misbehaves according to MODE:
 - ``spawn``: starts a worker process (its stdout not shared) and exits promptly when stdin closes.
 - ``holdout``: starts a worker that inherits its stdout, and never answers ``tools/call``.
 - ``huge``: answers ``tools/call`` with one text block of ``size`` bytes, in one line.
+- ``hugelast``: the same, with the ``id`` written last (``{"result": ..., "jsonrpc": "2.0", "id": 3}``), as
+  TypeScript-SDK servers write their answers.
 - ``stderrflood``: on ``tools/call``, writes ``a`` stderr lines of ``size`` bytes each, then answers.
 - ``deaf``: after ``tools/list``, stops reading stdin for good (and never answers again).
 - ``malformed``: answers ``tools/call`` with ``"result": null`` (a=1) or a string error code (a=2).
@@ -54,6 +56,11 @@ def call(rid: int, args: dict) -> None:
         text = "z" * size
         out.write(b'{"jsonrpc": "2.0", "id": ' + str(rid).encode() + b', "result": {"content": [{"type": "text", '
                   b'"text": "' + text.encode() + b'"}]}}\n')
+        out.flush()
+        return
+    if MODE == "hugelast":
+        out.write(b'{"result":{"content":[{"type":"text","text":"' + b"z" * size + b'"}]},"jsonrpc":"2.0","id":'
+                  + json.dumps(rid).encode() + b"}\n")
         out.flush()
         return
     if MODE == "deep" and size:
