@@ -137,6 +137,11 @@ class EventFramer:
             self._over(value[1:] if value.startswith(b" ") else value, self._size + self._lines.pending, events)
         return events
 
+    @property
+    def dropping(self) -> int:
+        """Bytes of the event being read so far when it is already past the limit, else 0."""
+        return self._size + self._lines.pending if self._head is not None else 0
+
     def _add(self, value: bytes, size: int, events: list[tuple[str, bytes | Oversized]]) -> None:
         self._pending = True
         grown = self._size + size + (1 if self._size or self._data else 0)  # data lines join with "\n"

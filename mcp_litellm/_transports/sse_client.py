@@ -7,9 +7,10 @@ nested too deeply is lost, leaving its call to wait for its timeout. This one re
 it answers, as soon as it passes the limit when its id comes first (else when it ends: TypeScript-SDK
 servers write the id last), and the rest of it is dropped as it arrives; a message that cannot be
 parsed fails its call the same way (:func:`~.messages.read_message`). Either way the session goes
-on. Everything else is as in the SDK: the redirect rules (``stream_within_origin``), the endpoint's
-origin check, and each POST sent in the context of the task that sent the message (so per-request
-context variables reach its HTTP hooks).
+on, unless one event grows past four times the limit (a compression bomb): then the stream is
+closed, and the next call opens a new session. Everything else is as in the SDK: the redirect rules
+(``stream_within_origin``), the endpoint's origin check, and each POST sent in the context of the
+task that sent the message (so per-request context variables reach its HTTP hooks).
 
 The upstream fix would be a ``max_message_size``/``max_sse_event_size`` parameter on ``sse_client``
 passed to ``sse_within_origin`` (as ``streamable_http_client`` has), plus an event reader that skips
@@ -37,6 +38,10 @@ from mcp_litellm._transports.messages import Unreadable, error_for, leading_id, 
 logger = logging.getLogger("mcp_litellm.sse")
 
 _SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+_GIVE_UP = 4
+"""An oversized event is skipped (read and dropped) up to this many times ``max_message_size``; past that
+(a compression bomb, an endless event) the stream is closed rather than inflated for minutes, and the
+session with it: the next call opens a new one."""
 
 
 @asynccontextmanager
@@ -81,6 +86,11 @@ class _Reader:
                                 await self.out.send(message)
                         elif name not in ("endpoint", "message"):
                             logger.warning("server %r sent an unknown SSE event %r; ignored it", self.label, name)
+                    if framer.dropping > _GIVE_UP * self.limit:
+                        logger.warning("server %r is sending a message of more than %d bytes (%d times "
+                                       "max_message_size); closing its SSE stream: the next call reconnects",
+                                       self.label, framer.dropping, _GIVE_UP)
+                        return
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return  # the session is gone
         except httpx2.HTTPError:

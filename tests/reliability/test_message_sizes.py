@@ -149,8 +149,12 @@ def test_a_compression_bomb_fails_its_call_fast_with_bounded_memory(hostile_base
         grown = peak_rss_mb() - before
         assert took < 10, f"took {took:.1f}s: the bomb must fail within seconds, not at the timeout"
         assert grown < 10 + 300, f"peak memory grew by {grown:.0f} MB for a 10 MiB limit"
-        assert client.is_alive()
+        if route != "legacy":
+            assert client.is_alive()
+        # over legacy SSE the bomb rides the session's one event stream: past 4x the limit it is closed
+        # rather than inflated for minutes, and this call opens a new session
         assert client.execute_tool("run", {"kind": "ok"}).text == "ran"
+        assert client.ping()
     finally:
         client.stop()
 

@@ -81,24 +81,24 @@ def _crc_of_blocks(crc: int, blocks: int) -> int:
 
 
 class _Gzip:
-    """A gzip stream written piece by piece; ``filler(n)`` adds ``n`` bytes of ``"0"`` at almost no cost."""
+    """A gzip stream written piece by piece; ``filler(n)`` adds ``n`` bytes of ``"0"`` at almost no cost.
+
+    zlib's own trailer counts only what it compressed itself, so the trailer is rewritten at the end;
+    its CRC is computed only then (a client that stops reading early never costs the server that)."""
 
     def __init__(self) -> None:
         self._z = zlib.compressobj(9, zlib.DEFLATED, 31)
-        self._crc = 0
-        self._size = 0
+        self._parts: list[bytes | int] = []  # data written, or a count of filler blocks
 
     def write(self, data: bytes) -> bytes:
-        self._crc = zlib.crc32(data, self._crc)
-        self._size += len(data)
+        self._parts.append(data)
         return self._z.compress(data) + self._z.flush(zlib.Z_FULL_FLUSH)
 
     async def filler(self, size: int) -> AsyncIterator[bytes]:
         """Compressed ``"0" * size`` (repeated 1 MiB blocks, then the rest), in pieces of about 64 KiB."""
         blocks, rest = divmod(size, _BLOCK_BYTES)
         block = _compressed_block()
-        self._crc = _crc_of_blocks(self._crc, blocks)
-        self._size += blocks * _BLOCK_BYTES
+        self._parts.append(blocks)
         batch = max(1, 65536 // len(block))
         while blocks:
             n = min(batch, blocks)
@@ -109,9 +109,15 @@ class _Gzip:
             yield self.write(_FILLER[:rest])
 
     def close(self) -> bytes:
-        """The end of the stream; zlib's trailer counts only what it compressed itself, so it is rewritten."""
+        """The end of the stream, with a trailer for everything written."""
+        crc = size = 0
+        for part in self._parts:
+            if isinstance(part, int):
+                crc, size = _crc_of_blocks(crc, part), size + part * _BLOCK_BYTES
+            else:
+                crc, size = zlib.crc32(part, crc), size + len(part)
         tail = self._z.flush(zlib.Z_FINISH)
-        return tail[:-8] + self._crc.to_bytes(4, "little") + (self._size & 0xFFFFFFFF).to_bytes(4, "little")
+        return tail[:-8] + crc.to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
 
 
 Scope = dict[str, Any]
