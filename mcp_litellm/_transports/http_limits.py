@@ -70,7 +70,7 @@ def _request_id(request: httpx2.Request) -> int | str | None:
         return None
     try:
         message = json.loads(request.content)
-    except (ValueError, httpx2.RequestNotRead):
+    except (ValueError, RecursionError, httpx2.RequestNotRead):
         return None
     if not isinstance(message, dict) or "method" not in message:
         return None
