@@ -134,9 +134,6 @@ def rss_mb() -> float:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the peak RSS from /proc")
 @pytest.mark.parametrize("route", ["json", "sse", "legacy"])
 def test_a_compression_bomb_fails_its_call_fast_with_bounded_memory(hostile_base, route):
-    from tests.servers.hostile_http_server import _crc_of_blocks
-
-    _crc_of_blocks(0, 1500)  # the server's share of the work, done before the clock and the memory count
     client = hostile(hostile_base, route, request_timeout=60, max_message_size=10 * MiB)
     try:
         assert client.execute_tool("run", {"kind": "ok"}).text == "ran"
