@@ -29,7 +29,7 @@ from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._transports import canonical_transport_name, infer_transport
-from mcp_litellm._transports.stdio import DEFAULT_MAX_MESSAGE_SIZE
+from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
     from mcp_litellm._core.usage import Usage
@@ -70,8 +70,9 @@ class Client(CatalogMixin):
             initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
         with_prefix: name tools ``"{name}__{tool}"`` so several servers never collide.
         max_result_chars: cut tool results longer than this (with a marker saying how much was cut).
-        max_message_size: bytes one message from a stdio server may take (default 256 MiB); a larger
-            answer fails its call with a clear error and the session goes on.
+        max_message_size: bytes one message from the server may take, on every transport (stdio,
+            streamable HTTP, SSE), counted after decompression (default 256 MiB); a larger answer
+            fails its own call with a ``ServerError`` naming the limit, and the session goes on.
         sampling: ``True``/``False``, a sampling handler, or a mapping of sampling settings
             (default: ``ml.config.sampling``, off unless configured).
         elicitation: ``True``/``False``, an elicitation handler, or a mapping of settings.

@@ -42,13 +42,8 @@ from mcp_litellm._client.loop import get_loop
 from mcp_litellm._core.errors import AuthError, ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
 from mcp_litellm._transports import open_transport
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
-from mcp_litellm._transports.stdio import (
-    DEFAULT_MAX_MESSAGE_SIZE,
-    ExitReport,
-    exit_report,
-    max_message_size,
-    server_label,
-)
+from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE, max_message_size
+from mcp_litellm._transports.stdio import ExitReport, exit_report, server_label
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup

@@ -1,9 +1,10 @@
-"""Splitting a byte stream into lines in linear time, with a bound on how long one line may grow.
+"""Splitting a byte stream into lines (stdio) or server-sent events (legacy SSE) in linear time, with a
+bound on how large one line or event may grow.
 
 The reader keeps one buffer per stream and looks for newlines only in bytes it has not looked at
 yet, so a 100 MB line costs one pass over 100 MB (not a re-join and re-split per chunk). A line that
 grows past ``limit`` bytes is not kept: its first bytes are, for reporting, and the rest is counted
-and dropped until its newline arrives.
+and dropped until its newline arrives. :class:`EventFramer` does the same for the data of one event.
 """
 
 from __future__ import annotations
@@ -12,14 +13,22 @@ from dataclasses import dataclass
 
 HEAD_BYTES = 512
 """How many leading bytes of an oversized line are kept (enough for a JSON-RPC envelope's ``id``)."""
+TAIL_BYTES = 512
+"""How many trailing bytes of an oversized line are kept (TypeScript-SDK servers write the ``id`` last)."""
 
 
 @dataclass(frozen=True)
 class Oversized:
-    """A line longer than the limit: its first bytes and its whole length."""
+    """A line (or event) longer than the limit: its first bytes, its length, and its last bytes.
+
+    ``complete`` is False for an event reported as soon as it passed the limit: its size is then the
+    size so far, and its tail is not known yet.
+    """
 
     head: bytes
     size: int
+    tail: bytes = b""
+    complete: bool = True
 
 
 class LineFramer:
@@ -29,6 +38,7 @@ class LineFramer:
         self.limit = limit
         self._buffer = bytearray()
         self._head = b""
+        self._tail = b""
         self._dropped = 0  # > 0 while the current line is being dropped
 
     def feed(self, data: bytes) -> list[bytes | Oversized]:
@@ -49,8 +59,10 @@ class LineFramer:
             return
         if self._dropped:
             self._dropped += end - start
+            self._tail = (self._tail + data[max(start, end - TAIL_BYTES):end])[-TAIL_BYTES:]
         elif len(self._buffer) + (end - start) > self.limit:
             self._head = bytes((self._buffer + data[start:start + HEAD_BYTES])[:HEAD_BYTES])
+            self._tail = bytes((self._buffer[-TAIL_BYTES:] + data[max(start, end - TAIL_BYTES):end])[-TAIL_BYTES:])
             self._dropped = len(self._buffer) + (end - start)
             self._buffer = bytearray()
         else:
@@ -58,8 +70,8 @@ class LineFramer:
 
     def _finish(self) -> bytes | Oversized:
         if self._dropped:
-            frame: bytes | Oversized = Oversized(self._head, self._dropped)
-            self._head, self._dropped = b"", 0
+            frame: bytes | Oversized = Oversized(self._head, self._dropped, self._tail)
+            self._head, self._tail, self._dropped = b"", b"", 0
             return frame
         line = bytes(self._buffer)
         self._buffer = bytearray()
@@ -69,3 +81,87 @@ class LineFramer:
     def pending(self) -> int:
         """Bytes of the line being read so far (kept or dropped)."""
         return self._dropped or len(self._buffer)
+
+    @property
+    def dropping(self) -> bytes | None:
+        """The first bytes of the line being read when it is already past the limit, else None."""
+        return self._head if self._dropped else None
+
+
+class EventFramer:
+    """Server-sent events: feed bytes in, get ``(event name, data)`` out, the data as ``bytes`` or, for an
+    event whose data grows past ``limit``, as :class:`Oversized` (the data's first bytes and its size).
+
+    An oversized event is reported as soon as it passes the limit, with the size read so far and
+    ``complete=False`` (so a call can fail before an endless event ends), and once more when it ends,
+    with its size and last bytes; the rest of it is dropped unseen. Fields other than
+    ``event`` and ``data`` (``id``, ``retry``) are ignored, and lines may end in LF or CRLF (a bare
+    CR, which no MCP server sends, is not a line end here).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lines = LineFramer(limit)
+        self._name = ""
+        self._data: list[bytes] = []
+        self._size = 0
+        self._head: bytes | None = None  # set once the event's data passed the limit
+        self._tail = b""
+        self._pending = False
+
+    def feed(self, data: bytes) -> list[tuple[str, bytes | Oversized]]:
+        """The events that ``data`` completes (or that passed the limit with it), in order."""
+        events: list[tuple[str, bytes | Oversized]] = []
+        for line in self._lines.feed(data):
+            if isinstance(line, Oversized):
+                field, _, value = line.head.partition(b":")
+                if field == b"data":
+                    value = value[1:] if value.startswith(b" ") else value
+                    self._add(value, line.size - (len(line.head) - len(value)), events)
+                    self._tail = line.tail
+                continue
+            line = line[:-1] if line.endswith(b"\r") else line
+            if not line:
+                if self._pending:
+                    events.extend(self._dispatch())
+                continue
+            field, _, value = line.partition(b":")
+            value = value[1:] if value.startswith(b" ") else value
+            if field == b"event":
+                self._name, self._pending = value.decode("utf-8", "replace"), True
+            elif field == b"data":
+                self._add(value, len(value), events)
+        head = self._lines.dropping
+        if head is not None and self._head is None and head.startswith(b"data"):
+            value = head.partition(b":")[2]
+            self._over(value[1:] if value.startswith(b" ") else value, self._size + self._lines.pending, events)
+        return events
+
+    @property
+    def dropping(self) -> int:
+        """Bytes of the event being read so far when it is already past the limit, else 0."""
+        return self._size + self._lines.pending if self._head is not None else 0
+
+    def _add(self, value: bytes, size: int, events: list[tuple[str, bytes | Oversized]]) -> None:
+        self._pending = True
+        grown = self._size + size + (1 if self._size or self._data else 0)  # data lines join with "\n"
+        if self._head is None and grown > self.limit:
+            self._over(value, grown, events)
+        elif self._head is None:
+            self._data.append(value)
+        else:
+            self._tail = value[-TAIL_BYTES:]
+        self._size = grown
+
+    def _over(self, value: bytes, size: int, events: list[tuple[str, bytes | Oversized]]) -> None:
+        self._head = b"\n".join([*self._data, value])[:HEAD_BYTES]
+        self._data = []
+        self._tail = value[-TAIL_BYTES:]
+        events.append((self._name or "message", Oversized(self._head, size, complete=False)))
+
+    def _dispatch(self) -> list[tuple[str, bytes | Oversized]]:
+        name = self._name or "message"
+        data = b"\n".join(self._data) if self._head is None else Oversized(self._head, self._size, self._tail)
+        event: list[tuple[str, bytes | Oversized]] = [(name, data)]
+        self._name, self._data, self._size, self._head, self._tail, self._pending = "", [], 0, None, b"", False
+        return event

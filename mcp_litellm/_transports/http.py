@@ -10,6 +10,10 @@ wrong (401: credentials, 404: URL or expired session, 5xx: the server), the stre
 HTTP client gets a response hook that writes each POST's status into the :class:`HttpObserver` of
 the request that caused it. The SDK runs every POST in a copy of the sending task's context, so a
 context variable set around one request reaches exactly the POSTs of that request.
+
+Every answer is bounded by the client's ``max_message_size``, decompressed (:mod:`.http_limits`): an
+answer over it fails its own call and the session goes on. The legacy SSE transport uses our own
+client (:mod:`.sse_client`), since the SDK's fixes a 1 MiB limit per event.
 """
 
 from __future__ import annotations
@@ -21,14 +25,17 @@ from typing import Any
 
 import anyio
 import httpx2
-from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
+from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
+from mcp_litellm._transports.messages import max_message_size
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
+from mcp_litellm._transports.sse_client import sse_streams
+from mcp_litellm._transports.stdio import server_label
 
 _AUTH_FINAL = "mcp_litellm.auth_final"
 """Set by the OAuth flow on a request it will not retry (see ``oauth.AUTH_FINAL``)."""
@@ -175,14 +182,16 @@ def open_streamable(config: Mapping[str, Any]) -> Any:
 
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
+        limit = max_message_size.get()
         http = httpx2.AsyncClient(
             headers=_headers(config),
             timeout=httpx2.Timeout(timeout, read=read_timeout),
             auth=auth,
-            event_hooks={"response": [_observe_response]},
+            event_hooks={"response": [body_bound(limit), _observe_response]},
         )
-        async with http, streamable_http_client(config["url"], http_client=http) as streams:
-            yield streams
+        transport = streamable_http_client(config["url"], http_client=http, max_sse_event_size=limit)
+        async with http, transport as (read_stream, write_stream):
+            yield OversizedEventErrors(read_stream, limit), write_stream
 
     return connect()
 
@@ -190,10 +199,11 @@ def open_streamable(config: Mapping[str, Any]) -> Any:
 def open_sse(config: Mapping[str, Any]) -> Any:
     """Transport factory for ``sse`` (the 2024-11-05 HTTP+SSE transport): ``url``, ``headers``, ``auth``.
 
-    The SDK's SSE writer stops for good at the first POST the server rejects, which would leave the
-    pending request waiting for its timeout and later ones writing into the void. The messages are
-    relayed through a stream of our own that ends at such a rejection, so the session ends at once
-    and the pending request fails with the HTTP status.
+    The client is ours (:mod:`.sse_client`: the SDK's fixes a 1 MiB limit per event), bounded by
+    ``max_message_size``. Its writer, like the SDK's, stops for good at the first POST the server
+    rejects, which would leave the pending request waiting for its timeout and later ones writing into
+    the void. The messages are relayed through a stream of our own that ends at such a rejection, so
+    the session ends at once and the pending request fails with the HTTP status.
     """
     _check("sse", config)
     auth = _auth("sse", config)
@@ -210,27 +220,20 @@ def open_sse(config: Mapping[str, Any]) -> Any:
                     return  # OAuth answers this one (and marks the retry final)
                 relay_send.close()
 
-        def http_client(
-            headers: dict[str, str] | None = None,
-            timeout: httpx2.Timeout | None = None,
-            auth: httpx2.Auth | None = None,
-        ) -> httpx2.AsyncClient:
-            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth,
-                                      event_hooks={"response": [on_response]})
-
-        transport = sse_client(
-            config["url"],
+        limit = max_message_size.get()
+        http = httpx2.AsyncClient(
             headers=_headers(config) or None,
-            timeout=float(config.get("timeout") or 30.0),
-            sse_read_timeout=float(config.get("sse_read_timeout") or 300.0),
+            timeout=httpx2.Timeout(float(config.get("timeout") or 30.0),
+                                   read=float(config.get("sse_read_timeout") or 300.0)),
             auth=auth,
-            httpx_client_factory=http_client,
+            event_hooks={"response": [body_bound(limit), on_response]},
         )
+        transport = sse_streams(config["url"], http, limit=limit, label=server_label.get())
         # An OAuth failure the transport cannot see (the authorization server unreachable in the middle of
-        # a POST, which the SDK's writer swallows) ends the relay, and so the session, at once.
+        # a POST, which the writer swallows) ends the relay, and so the session, at once.
         stop_watching = _watch_auth_failures(auth, relay_send.close) if ours else None
         try:
-            async with transport as (read_stream, write_stream), anyio.create_task_group() as relays:
+            async with http, transport as (read_stream, write_stream), anyio.create_task_group() as relays:
 
                 async def relay() -> None:
                     with relay_send:

@@ -8,7 +8,8 @@ reading). It yields the same ``(read, write)`` streams of ``SessionMessage`` the
 - stdout is split into lines in linear time (``framing``); a line longer than ``max_message_size``
   is dropped and, when its request id can be read, that call fails at once with a clear error.
   Lines that are not JSON-RPC (banners, stray output, invalid UTF-8) are skipped with a short warning.
-  An answer with a known id but an invalid envelope fails that call at once instead of being dropped.
+  An answer with a known id but an invalid envelope (or nested too deeply to parse) fails that call at
+  once instead of being dropped (``messages``).
 - Messages to the server are queued, so a server that stops reading never blocks the caller (nor a
   cancellation), and a call's deadline bounds the whole call.
 - The process itself is watched: when it exits, the session ends within ``_EXIT_GRACE`` seconds even
@@ -24,10 +25,8 @@ from __future__ import annotations
 import atexit
 import collections
 import contextvars
-import json
 import logging
 import os
-import re
 import signal
 import sys
 import threading
@@ -38,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 from anyio.abc import Process
 from mcp import StdioServerParameters
 from mcp.client.stdio import get_default_environment
@@ -47,16 +45,21 @@ from mcp.shared.message import SessionMessage
 from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.framing import LineFramer, Oversized
+from mcp_litellm._transports.messages import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    Unreadable,
+    error_for,
+    max_message_size,
+    oversized_id,
+    read_message,
+    too_big,
+)
 
 server_label: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_litellm_server_label", default="server")
 """Name of the client whose transport is being opened; used to tag forwarded stderr lines."""
 
-DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024 * 1024
-"""Bytes one message from a stdio server may take (the client option ``max_message_size``)."""
-
-max_message_size: contextvars.ContextVar[int] = contextvars.ContextVar("mcp_litellm_max_message_size",
-                                                                       default=DEFAULT_MAX_MESSAGE_SIZE)
-"""Set by the connection's owner task from the client's ``max_message_size`` before the transport opens."""
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "ExitReport", "exit_report", "max_message_size", "open_stdio", "parameters",
+           "server_label"]
 
 logger = logging.getLogger("mcp_litellm.stdio")
 _stderr_logger = logging.getLogger("mcp_litellm.server")
@@ -77,7 +80,6 @@ _STDERR_LINE_BYTES = 16 * 1024
 """Bytes of one stderr line that are logged (the rest is counted, not kept)."""
 _STDERR_GRACE = 0.5
 """Seconds a failed start waits for the server's last stderr lines to be read."""
-_ID_IN_HEAD = re.compile(rb'"(id|result|error)"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")?')
 
 
 class ExitReport:
@@ -237,71 +239,25 @@ class _Stdout:
         except UnicodeDecodeError:
             self._skip(line, "not valid UTF-8")
             return None
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
-        except ValueError as exc:
-            return self._malformed(text, exc)
-
-    def _malformed(self, text: str, exc: ValueError) -> SessionMessage | None:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            self._skip(text, "not JSON")
+        message = read_message(text)
+        if not isinstance(message, Unreadable):
+            return message
+        if message.answer is None:
+            self._skip(text, message.reason)
             return None
-        request_id = data.get("id") if isinstance(data, dict) else None
-        answer = isinstance(data, dict) and "method" not in data and ("result" in data or "error" in data)
-        if not answer or isinstance(request_id, bool) or not isinstance(request_id, int | str):
-            errors = getattr(exc, "errors", None)
-            count = len(errors()) if callable(errors) else 0
-            self._skip(text, f"not a JSON-RPC message ({count} validation errors)")
-            return None
-        logger.warning("server %r answered request %r with a malformed JSON-RPC response: %.120r",
-                       self.label, request_id, text)
-        return _error_for(request_id, "the server's answer was malformed (not a valid JSON-RPC response: "
-                                      f"{_first_error(exc)}); the server has a bug, report it to its authors")
+        logger.warning("server %r answered request %r with %s: %.120r", self.label, message.request_id,
+                       message.reason, text)
+        return message.answer
 
     def _oversized(self, frame: Oversized) -> SessionMessage | None:
-        request_id = _leading_id(frame.head)
+        request_id = oversized_id(frame.head, frame.tail)
         what = (f"server {self.label!r} sent a message of {frame.size} bytes, more than max_message_size "
                 f"({self.limit} bytes)")
         if request_id is None:
-            logger.error("%s; it was dropped (no request id found at its start)", what)
+            logger.error("%s; it was dropped (no request id found at its start or end)", what)
             return None
         logger.warning("%s; it was dropped and request %r fails", what, request_id)
-        return _error_for(request_id, f"the server's answer was {frame.size} bytes, more than "
-                                      f"max_message_size ({self.limit} bytes); ask for less, or raise "
-                                      "max_message_size on the client")
-
-
-def _first_error(exc: ValueError) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        with suppress(Exception):
-            first = errors()[0]
-            where = ".".join(str(part) for part in first.get("loc", ()))
-            return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
-    return type(exc).__name__
-
-
-def _leading_id(head: bytes) -> int | str | None:
-    """The top-level ``id`` of a JSON-RPC answer from its first bytes, if it comes before the payload."""
-    for match in _ID_IN_HEAD.finditer(head):
-        if match.group(1) != b"id":
-            return None  # "result"/"error" came first: an "id" after it may be nested in the payload
-        raw = match.group(2)
-        if raw is None:
-            return None
-        with suppress(ValueError):
-            value = json.loads(raw)
-            return value if isinstance(value, int | str) and not isinstance(value, bool) else None
-        return None
-    return None
-
-
-def _error_for(request_id: int | str, message: str) -> SessionMessage:
-    error = types.JSONRPCError(jsonrpc="2.0", id=request_id,
-                               error=types.ErrorData(code=types.INTERNAL_ERROR, message=message))
-    return SessionMessage(error)
+        return error_for(request_id, too_big(self.limit, frame.size))
 
 
 @asynccontextmanager

@@ -7,9 +7,13 @@ tool, ``run(a, size)``, then misbehaves according to MODE:
 - ``spawn``: starts a worker process (its stdout not shared) and exits promptly when stdin closes.
 - ``holdout``: starts a worker that inherits its stdout, and never answers ``tools/call``.
 - ``huge``: answers ``tools/call`` with one text block of ``size`` bytes, in one line.
+- ``hugelast``: the same, with the ``id`` written last (``{"result": ..., "jsonrpc": "2.0", "id": 3}``), as
+  TypeScript-SDK servers write their answers.
 - ``stderrflood``: on ``tools/call``, writes ``a`` stderr lines of ``size`` bytes each, then answers.
 - ``deaf``: after ``tools/list``, stops reading stdin for good (and never answers again).
 - ``malformed``: answers ``tools/call`` with ``"result": null`` (a=1) or a string error code (a=2).
+- ``deep``: answers ``tools/call`` with a result holding a value nested ``size`` levels deep (``[[[...]]]``),
+  or, when ``size`` is 0, with ``"ran {a}"``.
 
 With ``HOSTILE_PIDFILE`` set, it writes its own pid and its worker's pid there, one per line.
 """
@@ -52,6 +56,16 @@ def call(rid: int, args: dict) -> None:
         text = "z" * size
         out.write(b'{"jsonrpc": "2.0", "id": ' + str(rid).encode() + b', "result": {"content": [{"type": "text", '
                   b'"text": "' + text.encode() + b'"}]}}\n')
+        out.flush()
+        return
+    if MODE == "hugelast":
+        out.write(b'{"result":{"content":[{"type":"text","text":"' + b"z" * size + b'"}]},"jsonrpc":"2.0","id":'
+                  + json.dumps(rid).encode() + b"}\n")
+        out.flush()
+        return
+    if MODE == "deep" and size:
+        out.write(b'{"jsonrpc": "2.0", "id": ' + str(rid).encode() + b', "result": {"content": [{"type": "text", '
+                  b'"text": "deep"}], "deep": ' + b"[" * size + b"]" * size + b"}}\n")
         out.flush()
         return
     if MODE == "stderrflood":
