@@ -143,12 +143,13 @@ def lexical_search() -> Any:
     return lambda request: [(e.server, e.name) for e in index.search(request, 5)]
 
 
-def real_ranking(verbose: bool = True) -> None:
-    """Top-1 and top-5 of the user-side requests over the six real catalogs mixed into the 500 tools."""
+def real_ranking(show: set[str]) -> None:
+    """Top-1 and top-5 of the user-side requests over the six real catalogs mixed into the 500 tools
+    (misses printed for the splits in ``show``: the tuning set by default)."""
     search = lexical_search()
     total = len(real_catalog())
-    for split in ("tuning", "held_out"):
-        top1, top5, n = score(split, search, verbose)
+    for split in ("tuning", "held_out", "fresh"):
+        top1, top5, n = score(split, search, split in show)
         print(f"real catalogs ({total} tools), {split} set: top-1 {top1}/{n} ({top1 / n:.0%}), "
               f"top-5 {top5}/{n} ({top5 / n:.0%})")
 
@@ -280,11 +281,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--only", default="ranking,real,catalog,servers",
                         help="ranking, real, catalog and/or servers")
-    groups = set(parser.parse_args().only.split(","))
+    parser.add_argument("--misses", default="tuning", help="the request sets whose misses are printed")
+    arguments = parser.parse_args()
+    groups = set(arguments.only.split(","))
     if "ranking" in groups:
         ranking()
     if "real" in groups:
-        real_ranking()
+        real_ranking(set(arguments.misses.split(",")))
     if "catalog" in groups:
         catalog_group()
     if "servers" in groups:

@@ -21,50 +21,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_litellm._chat.search_words import query_groups, query_words, stem, words
+
 SEARCH_TOOL = "search_tools"
 READ_RESULT_TOOL = "read_result"
 BUILTIN_TOOLS = (SEARCH_TOOL, READ_RESULT_TOOL)
 
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_STOP_WORDS = ("a an and are as at be by can do does for from get give i in into is it its me my need of on or "
-               "please some that the their them there these this to up use using want was what when where which "
-               "who will with would you your all any about how much s t")
-# words people use in requests for the verbs and nouns tools are named with (query side only)
-_RELATED = {"find": "search", "look": "search", "lookup": "search", "show": "list", "make": "creat", "add": "creat",
-            "new": "creat", "remov": "delet", "eras": "delet", "drop": "delet", "chang": "updat", "edit": "updat",
-            "modify": "updat", "set": "updat", "read": "get", "fetch": "get", "view": "get", "email": "mail",
-            "mail": "email", "cost": "price", "price": "cost", "folder": "directory", "directory": "folder"}
-_STOP = frozenset(_STOP_WORDS.split(" "))
-_NAME_WEIGHT = 3  # a word in the tool's name counts as much as three in its description
-
-
-def words(text: str) -> list[str]:
-    """Lower-case word stems of ``text``: identifiers split at ``_``, ``-``, ``.`` and case changes;
-    common English words dropped; a light suffix stemmer (``files``/``listing``/``created`` ->
-    ``fil``/``list``/``creat``) so a request's wording meets a tool's."""
-    return [_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP]
-
-
-def query_words(text: str) -> list[str]:
-    """:func:`words` of a request, plus the words tools commonly use for them (``find`` -> ``search``)."""
-    found = words(text)
-    return found + [_RELATED[w] for w in found if w in _RELATED]
-
-
-def _stem(word: str) -> str:
-    if len(word) <= 3 or word.isdigit():
-        return word
-    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and not word.endswith("sses"):
-        word = word[:-2] + "e"  # "boxes", "matches" (the "e" goes below)
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + replacement
-            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # "shipping" -> "ship"
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]  # "create"/"creat", "delete"/"delet"
-    return word
+_FIELDS = ("name", "server", "parameters", "lead", "rest")
+# BM25F: how much a word counts in each field, and how much the field's length tempers it
+_WEIGHT = {"name": 3.0, "server": 1.5, "parameters": 1.0, "lead": 1.5, "rest": 0.5}
+_LENGTH = {"name": 0.3, "server": 0.0, "parameters": 0.5, "lead": 0.5, "rest": 0.75}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def _parameter_names(schema: Mapping[str, Any] | None) -> list[str]:
@@ -72,64 +39,119 @@ def _parameter_names(schema: Mapping[str, Any] | None) -> list[str]:
     return [str(name) for name in properties] if isinstance(properties, Mapping) else []
 
 
+def _parameter_descriptions(schema: Mapping[str, Any] | None) -> list[str]:
+    properties = (schema or {}).get("properties")
+    if not isinstance(properties, Mapping):
+        return []
+    return [str(p["description"]) for p in properties.values() if isinstance(p, Mapping) and p.get("description")]
+
+
 @dataclass(frozen=True)
 class Entry:
     """One searchable tool: the name the model calls, its server (``""`` for a local function), a
-    one-line description, and the text the index reads."""
+    one-line description, and the words the index reads in each of its fields (name, server,
+    parameters, the description's first sentence, the rest)."""
 
     name: str
     server: str
     summary: str
-    text: list[str]
+    fields: tuple[tuple[str, ...], ...]
+
+    @property
+    def text(self) -> list[str]:
+        """Every word the index reads, all fields together."""
+        return [w for field in self.fields for w in field]
 
 
 def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | None) -> Entry:
     """The index entry for one tool."""
     line = " ".join((description or "").split())
     summary = line if len(line) <= 160 else line[:157].rstrip() + "..."
-    tokens = words(name) * _NAME_WEIGHT + words(server) + words(description or "")
-    tokens += [w for p in _parameter_names(schema) for w in words(p)]
-    return Entry(name, server, summary, tokens)
+    lead, *rest = _SENTENCE.split(line, maxsplit=1)
+    rest = " ".join([*rest, *_parameter_descriptions(schema)])
+    parameters = [w for p in _parameter_names(schema) for w in words(p)]
+    fields = (words(name), words(server), parameters, words(lead), words(rest))
+    return Entry(name, server, summary, tuple(tuple(f) for f in fields))
 
 
 class ToolIndex:
-    """Okapi BM25 (k1 = 1.2, b = 0.75) over :class:`Entry` documents."""
+    """BM25F (k1 = 1.2) over :class:`Entry` fields: a word in a tool's name counts three times one in its
+    description's later sentences; long server names written as one word (``filesystem``) also count as
+    their parts when both are words of the catalog."""
 
     K1 = 1.2
-    B = 0.75
 
     def __init__(self, entries: Iterable[Entry]) -> None:
         self.entries = list(entries)
-        self._counts = [Counter(e.text) for e in self.entries]
-        self._lengths = [len(e.text) for e in self.entries]
-        self._average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
+        vocabulary = {w for e in self.entries for w in e.text}
+        split = _Splitter(vocabulary)
+        self._fields = [tuple(split(f) if i < 2 else f for i, f in enumerate(e.fields)) for e in self.entries]
+        self._counts = [[Counter(f) for f in fields] for fields in self._fields]
+        total = len(self.entries) or 1
+        self._average = [sum(len(fields[i]) for fields in self._fields) / total or 1.0 for i in range(len(_FIELDS))]
         frequency: Counter[str] = Counter()
-        for counts in self._counts:
-            frequency.update(counts.keys())
-        total = len(self.entries)
-        self._idf = {w: math.log(1 + (total - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
+        for fields in self._fields:
+            frequency.update({w for f in fields for w in f})
+        self._idf = {w: math.log(1 + (len(self.entries) - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def scores(self, query: str) -> list[float]:
+        """The BM25F score of every entry for ``query`` (0 where no word matches)."""
+        groups = [{t: w for t, w in group.items() if t in self._idf} for group in query_groups(query)]
+        groups = [group for group in groups if group]
+        out = []
+        for counts, fields in zip(self._counts, self._fields, strict=True):
+            norms = [1 - _LENGTH[f] + _LENGTH[f] * len(fields[i]) / self._average[i] for i, f in enumerate(_FIELDS)]
+            score = 0.0
+            for group in groups:
+                best = 0.0
+                for term, weight in group.items():
+                    tf = sum(_WEIGHT[f] * counts[i][term] / norms[i] for i, f in enumerate(_FIELDS) if term in counts[i])
+                    if tf:
+                        best = max(best, weight * self._idf[term] * tf / (self.K1 + tf))
+                score += best
+            out.append(score)
+        return out
 
     def search(self, query: str, limit: int = 5, floor: float = 0.5) -> list[Entry]:
         """The best ``limit`` entries for ``query``, best first (ties: by server, then name), leaving out
         those scoring below ``floor`` times the best score (matches on a stray word only: every tool found
         costs its definition in the following requests)."""
-        terms = set(query_words(query))
-        scored: list[tuple[float, str, str, Entry]] = []
-        for entry, counts, length in zip(self.entries, self._counts, self._lengths, strict=True):
-            score = 0.0
-            for term in terms:
-                tf = counts.get(term)
-                if tf:
-                    norm = self.K1 * (1 - self.B + self.B * length / (self._average or 1))
-                    score += self._idf[term] * tf * (self.K1 + 1) / (tf + norm)
-            if score > 0:
-                scored.append((-score, entry.server, entry.name, entry))
-        scored.sort(key=lambda item: item[:3])
-        best = -scored[0][0] if scored else 0.0
-        return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
+        return rank(self.entries, self.scores(query), limit, floor)
+
+
+def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float) -> list[Entry]:
+    """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first."""
+    scored = sorted(((-s, e.server, e.name, e) for e, s in zip(entries, scores, strict=True) if s > 0),
+                    key=lambda item: item[:3])
+    best = -scored[0][0] if scored else 0.0
+    return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
+
+
+class _Splitter:
+    """Adds the parts of a compound identifier word (``filesystem`` -> ``fil``, ``system``) when both
+    parts are words of the catalog."""
+
+    def __init__(self, vocabulary: set[str]) -> None:
+        self.vocabulary = vocabulary
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, field: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(part for word in field for part in self._parts(word))
+
+    def _parts(self, word: str) -> tuple[str, ...]:
+        if word not in self._cache:
+            parts: tuple[str, ...] = (word,)
+            if len(word) >= 7 and word.isalpha():
+                for cut in range(3, len(word) - 2):
+                    head, tail = stem(word[:cut]), stem(word[cut:])
+                    if head in self.vocabulary and tail in self.vocabulary:
+                        parts = (word, head, tail)
+                        break
+            self._cache[word] = parts
+        return self._cache[word]
 
 
 def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]:
