@@ -11,13 +11,18 @@ from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
 from mcp_litellm._chat.tool_loop import ToolBox, server_of
 from mcp_litellm._chat.tool_search import (
+    BROWSE_LIMIT,
     READ_RESULT_TOOL,
     SEARCH_TOOL,
+    Entry,
     ToolIndex,
     entry,
     read_result_definition,
     search_answer,
     search_tool_definition,
+    server_answer,
+    server_named,
+    server_summary,
 )
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
@@ -136,16 +141,46 @@ class Offer:
         if call.name == READ_RESULT_TOOL:
             answer = self.results.read(arguments, budget, model)
             return _text(answer, call.name, error=answer.startswith("Error"))
-        query = arguments.get("query")
+        answer = self._search(arguments.get("query"), arguments.get("server"))
+        return _text(answer, call.name, error=answer.startswith("Error"))
+
+    def _search(self, query: Any, server: Any) -> str:
         index = self.index()
-        found = index.search(query[:1_000], SEARCH_LIMIT) if isinstance(query, str) else []  # a query, not a book
+        servers = self.servers()
+        names = [name for name, _ in servers]
+        if isinstance(query, str):
+            query = query[:1_000]  # a query, not a book
+        if server in (None, "") and isinstance(query, str):
+            server = server_named(query, names)
+            query = None if server else query
+        if server not in (None, ""):
+            if server not in names:
+                return (f"Error: there is no server {server!r}; the servers are {', '.join(names) or '(none)'}. "
+                        "Give one of them, or leave 'server' out to search every server.")
+            query = query if isinstance(query, str) and query.strip() else None
+            mine = [e for e in index.entries if e.server == server]
+            listed = index.search(query, SEARCH_LIMIT, server=server) if query else mine[:BROWSE_LIMIT]
+            self._remember(listed)
+            return server_answer(str(server), listed, len(mine), query)
+        found = index.search(query, SEARCH_LIMIT) if isinstance(query, str) else []
+        self._remember(found)
+        return search_answer(query, found, len(index), servers)
+
+    def _remember(self, found: Sequence[Entry]) -> None:
         for hit in found:
             self.found.pop(hit.name, None)
             self.found[hit.name] = None
         while len(self.found) > MAX_TOOLS:
             self.found.pop(next(iter(self.found)))
-        answer = search_answer(query, found, len(index))
-        return _text(answer, call.name, error=answer.startswith("Error"))
+
+    def servers(self) -> list[tuple[str, str]]:
+        """The chat's servers, by name, each with a one-line summary (what it says of itself, then a few
+        of its tools)."""
+        tools: dict[str, list[Tool]] = {}
+        for tool in self.tools.ordered():
+            if isinstance(tool, Tool):
+                tools.setdefault(server_of(tool), []).append(tool)
+        return [(name, server_summary(mine)) for name, mine in sorted(tools.items()) if name]
 
     # -- result budgets ----------------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ list: list show enumerate browse inventory listing
 search: search find look lookup locate query seek match grep
 move: move rename relocate transfer mv
 send: send email mail post message notify deliver
+mail: email mail mailbox inbox
 switch: switch checkout hop go jump change
 history: history log logs past previous recent commits
 stage: stage add index staging

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_litellm._chat.search_words import query_groups, query_words, stem, words
+from mcp_litellm._chat.search_words import query_groups, raw_words, stem, words
+from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
 
 SEARCH_TOOL = "search_tools"
 READ_RESULT_TOOL = "read_result"
@@ -67,8 +68,8 @@ def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | 
     """The index entry for one tool."""
     line = " ".join((description or "").split())
     summary = line if len(line) <= 160 else line[:157].rstrip() + "..."
-    lead, *rest = _SENTENCE.split(line, maxsplit=1)
-    rest = " ".join([*rest, *_parameter_descriptions(schema)])
+    lead, *later = _SENTENCE.split(line, maxsplit=1)
+    rest = " ".join([*later, *_parameter_descriptions(schema)])
     parameters = [w for p in _parameter_names(schema) for w in words(p)]
     fields = (words(name), words(server), parameters, words(lead), words(rest))
     return Entry(name, server, summary, tuple(tuple(f) for f in fields))
@@ -108,18 +109,22 @@ class ToolIndex:
             for group in groups:
                 best = 0.0
                 for term, weight in group.items():
-                    tf = sum(_WEIGHT[f] * counts[i][term] / norms[i] for i, f in enumerate(_FIELDS) if term in counts[i])
+                    tf = sum(_WEIGHT[f] * counts[i][term] / norms[i]
+                             for i, f in enumerate(_FIELDS) if term in counts[i])
                     if tf:
                         best = max(best, weight * self._idf[term] * tf / (self.K1 + tf))
                 score += best
             out.append(score)
         return out
 
-    def search(self, query: str, limit: int = 5, floor: float = 0.5) -> list[Entry]:
-        """The best ``limit`` entries for ``query``, best first (ties: by server, then name), leaving out
-        those scoring below ``floor`` times the best score (matches on a stray word only: every tool found
-        costs its definition in the following requests)."""
-        return rank(self.entries, self.scores(query), limit, floor)
+    def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:
+        """The best ``limit`` entries for ``query`` (of ``server`` only, if given), best first (ties: by
+        server, then name), leaving out those scoring below ``floor`` times the best score (matches on a
+        stray word only: every tool found costs its definition in the following requests)."""
+        scores = self.scores(query)
+        if server is not None:
+            scores = [s if e.server == server else 0.0 for e, s in zip(self.entries, scores, strict=True)]
+        return rank(self.entries, scores, limit, floor)
 
 
 def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float) -> list[Entry]:
@@ -157,14 +162,18 @@ class _Splitter:
 def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]:
     """The ``search_tools`` definition the model sees in place of ``count`` tools."""
     where = f" from {', '.join(servers)}" if servers else ""
+    properties: dict[str, Any] = {"query": {
+        "type": "string", "description": "what the tool should do, e.g. 'create a calendar event'"}}
+    if servers:
+        properties["server"] = {"type": "string", "enum": list(servers), "description": (
+            "list this server's tools (with a query: search only there)")}
+    browse = " Give a server instead to list its tools." if servers else ""
     return {"type": "function", "function": {
         "name": SEARCH_TOOL,
         "description": (f"Find tools to use among {count} available{where}. Describe what you need to do in "
                         "a few words; the answer lists the best-matching tools, which you can then call by "
-                        "name (their definitions are added). Search again with other words if none fits."),
-        "parameters": {"type": "object", "properties": {"query": {
-            "type": "string", "description": "what the tool should do, e.g. 'create a calendar event'"}},
-            "required": ["query"]},
+                        f"name (their definitions are added). Search again with other words if none fits.{browse}"),
+        "parameters": {"type": "object", "properties": properties},
     }}
 
 
@@ -180,16 +189,77 @@ def read_result_definition() -> dict[str, Any]:
     }}
 
 
-def search_answer(query: Any, found: Sequence[Entry], total: int) -> str:
-    """What ``search_tools`` tells the model."""
+BROWSE_LIMIT = 30  # tools one server listing names (and loads); a larger server is narrowed with a query
+_FILLER = frozenset(("the", "a", "an", "all", "of", "on", "in", "from", "for", "list", "show", "tools", "tool",
+                     "server", "servers", "s", "what", "which", "are", "is", "available", "give", "me"))
+
+
+def server_named(query: str, servers: Iterable[str]) -> str | None:
+    """The server a query names on its own ("git", "the git tools", "list the memory server's tools")."""
+    said = [w for w in raw_words(query) if w not in _FILLER]
+    if not said:
+        return None
+    for server in servers:
+        if (server and raw_words(server) == said) or "".join(said) == re.sub(r"[\W_]", "", server.lower()):
+            return server
+    return None
+
+
+def search_answer(query: Any, found: Sequence[Entry], total: int, servers: Sequence[tuple[str, str]] = ()) -> str:
+    """What ``search_tools`` tells the model: the tools found, or that nothing matched and which servers
+    there are (``(name, one-line summary)`` each) to list instead."""
     if not isinstance(query, str) or not query.strip():
-        return "Error: search_tools needs a non-empty 'query' string describing what you want to do."
+        return ("Error: search_tools needs a non-empty 'query' string describing what you want to do"
+                + (" (or a 'server' whose tools to list)." if servers else "."))
     if not found:
-        return (f"No tool matched {query!r} among {total} tools. Try other words (a verb and an object, "
-                "e.g. 'send email', 'list files').")
+        lines = [f"No tool matched {query!r} among {total} tools. Try other words: what to do and to what "
+                 "(a verb and an object, e.g. 'send email', 'list files')."]
+        if servers:
+            lines.append("Or list one server's tools with search_tools(server=NAME). The servers:")
+            lines += [f"- {name}: {summary}" if summary else f"- {name}" for name, summary in servers]
+        return "\n".join(lines)
     lines = [f"Found {len(found)} tools for {query!r}; call one by name (definitions are now available):"]
     lines += [f"- {e.name}: {e.summary}" if e.summary else f"- {e.name}" for e in found]
+    if len(servers) > 1:
+        lines.append(f"None fits? List a server's tools with search_tools(server=NAME); servers: "
+                     f"{', '.join(name for name, _ in servers)}.")
     return "\n".join(lines)
+
+
+def server_answer(server: str, listed: Sequence[Entry], count: int, query: str | None) -> str:
+    """What ``search_tools`` tells the model when it lists (or searches) one server's tools."""
+    if query and not listed:
+        return (f"No tool of server {server!r} matched {query!r}. List all its tools with "
+                f"search_tools(server={server!r}), or search every server with other words.")
+    head = (f"Server {server!r}: {len(listed)} of its {count} tools for {query!r}" if query else
+            f"Server {server!r} has {count} tools" + (f"; the first {len(listed)}" if len(listed) < count else ""))
+    lines = [head + "; call one by name (definitions are now available):"]
+    lines += [f"- {e.name}: {_first_sentence(e.summary)}" if e.summary else f"- {e.name}" for e in listed]
+    if len(listed) < count and not query:
+        lines.append(f"Add a query to search among the {count - len(listed)} others, e.g. "
+                     f"search_tools(server={server!r}, query='send email').")
+    return "\n".join(lines)
+
+
+def server_summary(tools: Sequence[Any]) -> str:
+    """One line about a server from its tools (:class:`~mcp_litellm.Tool`): how it describes itself
+    (``serverInfo`` description or title, else its instructions' first sentence), then a few tool names."""
+    client = tools[0].client
+    own = ""
+    try:
+        info = client.server_info
+        own = (getattr(info, "description", None) or getattr(info, "title", None) or client.instructions or "")
+    except Exception:  # a client that is not connected has nothing to say of itself
+        own = ""
+    own = _first_sentence(" ".join(str(own).split()))
+    names = ", ".join(t.name for t in tools[:4]) + (", ..." if len(tools) > 4 else "")
+    count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''} ({names})"
+    return f"{own} {count}" if own else count
+
+
+def _first_sentence(text: str, limit: int = 100) -> str:
+    first = _SENTENCE.split(text, maxsplit=1)[0]
+    return first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
 
 
 def definition_text(definition: Mapping[str, Any]) -> str:
