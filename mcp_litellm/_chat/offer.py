@@ -9,6 +9,7 @@ from typing import Any, Literal
 from mcp_litellm import _llm
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
+from mcp_litellm._chat.tool_embedding import EmbeddingRanker, embedding_settings, tool_text
 from mcp_litellm._chat.tool_loop import ToolBox, server_of
 from mcp_litellm._chat.tool_search import (
     BROWSE_LIMIT,
@@ -51,8 +52,10 @@ class Offer:
     """Per chat: which definitions go in each request, what the model found, and the cut results held."""
 
     def __init__(self, tools: ToolBox, tool_search: ToolSearchMode, tool_budget: int | None,
-                 result_budget: int | None) -> None:
+                 result_budget: int | None, embedding: Any = None) -> None:
         check_settings(tool_search, tool_budget, result_budget)
+        settings = embedding_settings(embedding)
+        self.embedding = EmbeddingRanker(settings) if settings else None
         self.tools = tools
         self.mode = tool_search
         self.tool_budget = tool_budget
@@ -60,7 +63,7 @@ class Offer:
         self.results = ResultStore()
         self.found: dict[str, None] = {}  # tool names search_tools answered with, oldest first
         self.searching = False  # whether the last request offered the catalog
-        self._index: tuple[int, ToolIndex] | None = None
+        self._index: tuple[int, ToolIndex, list[str]] | None = None
         self._sizes: dict[tuple[int, str], int] = {}
 
     # -- deciding ----------------------------------------------------------------------------------------
@@ -123,16 +126,21 @@ class Offer:
 
     def index(self) -> ToolIndex:
         """The search index of the current tools (rebuilt when they change)."""
-        if self._index is None or self._index[0] != self.tools.version:
-            built = ToolIndex(entry(t.name, server_of(t), t.description if isinstance(t, Tool) else
-                                    str(t.definition["function"].get("description") or ""),
-                                    t.input_schema if isinstance(t, Tool) else
-                                    t.definition["function"].get("parameters"))
-                              for t in self.tools.ordered())
-            self._index = (self.tools.version, built)
-        return self._index[1]
+        return self._built()[0]
 
-    def run_builtin(self, call: ToolCall, model: str, budget: int) -> ToolResult:
+    def _built(self) -> tuple[ToolIndex, list[str]]:
+        if self._index is None or self._index[0] != self.tools.version:
+            entries, texts = [], []
+            for t in self.tools.ordered():
+                description = (t.description if isinstance(t, Tool) else
+                               str(t.definition["function"].get("description") or ""))
+                schema = t.input_schema if isinstance(t, Tool) else t.definition["function"].get("parameters")
+                entries.append(entry(t.name, server_of(t), description, schema))
+                texts.append(tool_text(entries[-1], description))
+            self._index = (self.tools.version, ToolIndex(entries), texts)
+        return self._index[1], self._index[2]
+
+    async def run_builtin(self, call: ToolCall, model: str, budget: int) -> ToolResult:
         """Answer a call to ``search_tools`` or ``read_result``."""
         try:
             arguments = parse_arguments(call.arguments)
@@ -141,10 +149,19 @@ class Offer:
         if call.name == READ_RESULT_TOOL:
             answer = self.results.read(arguments, budget, model)
             return _text(answer, call.name, error=answer.startswith("Error"))
-        answer = self._search(arguments.get("query"), arguments.get("server"))
+        answer = await self._search(arguments.get("query"), arguments.get("server"))
         return _text(answer, call.name, error=answer.startswith("Error"))
 
-    def _search(self, query: Any, server: Any) -> str:
+    async def _ranked(self, query: str, server: str | None = None) -> list[Entry]:
+        """The best tools for ``query``: by the embedding model when one is set and answers, else by words."""
+        index, texts = self._built()
+        if self.embedding is not None and len(index):
+            found = await self.embedding.search(index.entries, texts, query, SEARCH_LIMIT, server)
+            if found is not None:
+                return found
+        return index.search(query, SEARCH_LIMIT, server=server)
+
+    async def _search(self, query: Any, server: Any) -> str:
         index = self.index()
         servers = self.servers()
         names = [name for name, _ in servers]
@@ -159,10 +176,10 @@ class Offer:
                         "Give one of them, or leave 'server' out to search every server.")
             query = query if isinstance(query, str) and query.strip() else None
             mine = [e for e in index.entries if e.server == server]
-            listed = index.search(query, SEARCH_LIMIT, server=server) if query else mine[:BROWSE_LIMIT]
+            listed = await self._ranked(query, server) if query else mine[:BROWSE_LIMIT]
             self._remember(listed)
             return server_answer(str(server), listed, len(mine), query)
-        found = index.search(query, SEARCH_LIMIT) if isinstance(query, str) else []
+        found = await self._ranked(query) if isinstance(query, str) and query.strip() else []
         self._remember(found)
         return search_answer(query, found, len(index), servers)
 
