@@ -306,7 +306,8 @@ def embedder():
         calls.append(texts)
         if embedder.failing:
             return httpx.Response(500, json={"error": {"message": "embedding backend down"}})
-        return httpx.Response(200, json={"object": "list", "model": "emb", "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        usage = {"prompt_tokens": 1, "total_tokens": 1}
+        return httpx.Response(200, json={"object": "list", "model": "emb", "usage": usage,
                                          "data": [{"object": "embedding", "index": i, "embedding": fake_embedding(t)}
                                                   for i, t in enumerate(texts)]})
 
