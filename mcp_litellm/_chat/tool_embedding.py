@@ -81,18 +81,17 @@ class EmbeddingRanker:
 
     async def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
         keys = [self._key(t) for t in texts]
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in _VECTORS))
+        known = {k: _VECTORS[k] for k in keys if k in _VECTORS}  # held here: another chat may evict meanwhile
+        for key in known:
+            _VECTORS.move_to_end(key)
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in known))
         for start in range(0, len(missing), BATCH):
             batch = missing[start:start + BATCH]
             for text, vector in zip(batch, await self._embed(batch), strict=True):
-                _VECTORS[self._key(text)] = vector
-        out = []
-        for key in keys:
-            _VECTORS.move_to_end(key)
-            out.append(_VECTORS[key])
+                known[self._key(text)] = _VECTORS[self._key(text)] = vector
         while len(_VECTORS) > CACHE_SIZE:
             _VECTORS.popitem(last=False)
-        return out
+        return [known[k] for k in keys]
 
     async def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         response = await _llm.aembedding(**{**self.settings, "input": list(texts)})

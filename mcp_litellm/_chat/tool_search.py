@@ -1,14 +1,18 @@
 """Tool search: a lexical index over a chat's tools, and the ``search_tools`` tool the model calls.
 
 When a chat holds more tools than fit its budget, the model gets a small catalog instead of every
-definition: ``search_tools`` (one string argument ``query``) plus the tools it already found or used.
-The index ranks tools with Okapi BM25 over the words of their names (``snake_case``, ``camelCase`` and
-``kebab-case`` split), their server's name, their descriptions and their parameter names.
+definition: ``search_tools`` (a ``query``, or a ``server`` whose tools to list) plus the tools it already
+found or used. The index ranks tools with BM25F over five fields: the words of their names
+(``snake_case``, ``camelCase`` and ``kebab-case`` split), their server's name, their parameter names, the
+first sentence of their description and the rest; a request's words meet the tools' through a small
+table of everyday words (:mod:`mcp_litellm._chat.search_words`). When nothing matches, the answer says
+so and lists the servers, so the model can look by server instead. With an embedding model configured,
+:mod:`mcp_litellm._chat.tool_embedding` ranks instead, this index being its fallback.
 
-Why our own BM25 and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
-for a few hundred short documents), and ``rank-bm25`` has had no release since 2022. Okapi BM25 over
-a catalog of at most a few thousand tools is a few dozen lines of pure Python: it indexes 500 tools in about 35 ms
-and answers a query in under a millisecond, with no new dependency and no download.
+Why our own BM25F and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
+for a few hundred short documents), has no fields, and ``rank-bm25`` has had no release since 2022. BM25F
+over a catalog of at most a few thousand tools is a few dozen lines of pure Python, with no new
+dependency and no download.
 """
 
 from __future__ import annotations
@@ -86,35 +90,38 @@ class ToolIndex:
         self.entries = list(entries)
         vocabulary = {w for e in self.entries for w in e.text}
         split = _Splitter(vocabulary)
-        self._fields = [tuple(split(f) if i < 2 else f for i, f in enumerate(e.fields)) for e in self.entries]
-        self._counts = [[Counter(f) for f in fields] for fields in self._fields]
+        fields = [tuple(split(f) if i < 2 else f for i, f in enumerate(e.fields)) for e in self.entries]
         total = len(self.entries) or 1
-        self._average = [sum(len(fields[i]) for fields in self._fields) / total or 1.0 for i in range(len(_FIELDS))]
-        frequency: Counter[str] = Counter()
-        for fields in self._fields:
-            frequency.update({w for f in fields for w in f})
-        self._idf = {w: math.log(1 + (len(self.entries) - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
+        average = [sum(len(f[i]) for f in fields) / total or 1.0 for i in range(len(_FIELDS))]
+        # per word: (entry, its weighted and length-normalised frequency over the fields)
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for number, entry_fields in enumerate(fields):
+            weighted: dict[str, float] = {}
+            for i, (name, field) in enumerate(zip(_FIELDS, entry_fields, strict=True)):
+                norm = 1 - _LENGTH[name] + _LENGTH[name] * len(field) / average[i]
+                for word, n in Counter(field).items():
+                    weighted[word] = weighted.get(word, 0.0) + _WEIGHT[name] * n / norm
+            for word, tf in weighted.items():
+                self._postings.setdefault(word, []).append((number, tf))
+        self._idf = {w: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self._postings.items()}
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def scores(self, query: str) -> list[float]:
-        """The BM25F score of every entry for ``query`` (0 where no word matches)."""
-        groups = [{t: w for t, w in group.items() if t in self._idf} for group in query_groups(query)]
-        groups = [group for group in groups if group]
-        out = []
-        for counts, fields in zip(self._counts, self._fields, strict=True):
-            norms = [1 - _LENGTH[f] + _LENGTH[f] * len(fields[i]) / self._average[i] for i, f in enumerate(_FIELDS)]
-            score = 0.0
-            for group in groups:
-                best = 0.0
-                for term, weight in group.items():
-                    tf = sum(_WEIGHT[f] * counts[i][term] / norms[i]
-                             for i, f in enumerate(_FIELDS) if term in counts[i])
-                    if tf:
-                        best = max(best, weight * self._idf[term] * tf / (self.K1 + tf))
-                score += best
-            out.append(score)
+        """The BM25F score of every entry for ``query`` (0 where no word matches): per meaning group of
+        the request, the best of its words (weighted) in the entry."""
+        out = [0.0] * len(self.entries)
+        for group in query_groups(query):
+            best: dict[int, float] = {}
+            for term, weight in group.items():
+                idf = self._idf.get(term, 0.0)
+                for number, tf in self._postings.get(term, ()):
+                    value = weight * idf * tf / (self.K1 + tf)
+                    if value > best.get(number, 0.0):
+                        best[number] = value
+            for number, value in best.items():
+                out[number] += value
         return out
 
     def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:
