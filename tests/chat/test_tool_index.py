@@ -82,3 +82,12 @@ def test_a_compound_server_name_meets_its_parts_and_synonyms_count_once():
     fs = ToolIndex([entry("read", "filesystem", "Read.", None), entry("read", "other", "Read a thing.", None),
                     entry("x", "other", "A system file.", None)])
     assert fs.search("read a file")[0].server == "filesystem"  # "filesystem" counts as "file" + "system"
+
+
+def test_a_pronoun_does_not_find_a_server_named_like_it():
+    # "everything" named server-everything's 13 tools, ahead of the knowledge graph's delete
+    found = ToolIndex([entry("echo", "everything", "Echoes back the input string", {"properties": {"message": {}}}),
+                       entry("get-sum", "everything", "Returns the sum of two numbers", None),
+                       entry("delete_entities", "memory", "Delete multiple entities and their associated relations "
+                             "from the knowledge graph", {"properties": {"entityNames": {}}})])
+    assert [e.name for e in found.search("forget everything you know about Bob")] == ["delete_entities"]
