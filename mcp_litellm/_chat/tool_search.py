@@ -260,8 +260,8 @@ def server_summary(tools: Sequence[Any]) -> str:
         own = ""
     own = _first_sentence(" ".join(str(own).split()))
     names = ", ".join(t.name for t in tools[:4]) + (", ..." if len(tools) > 4 else "")
-    count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''} ({names})"
-    return f"{own} {count}" if own else count
+    count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}: {names}"
+    return f"{own.rstrip('.')}. {count}" if own else count
 
 
 def _first_sentence(text: str, limit: int = 100) -> str:

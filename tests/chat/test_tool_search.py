@@ -255,7 +255,7 @@ def test_nothing_matched_says_so_and_lists_the_servers(llm, catalog):
     answer = llm.tool_messages(1)[0]["content"]
     assert answer.startswith("No tool matched 'zzqx blorp' among 500 tools. Try other words")
     assert "search_tools(server=NAME)" in answer
-    assert re.search(r"^- catalog: .*500 tools \(analytics_", answer, re.MULTILINE)  # a line per server
+    assert re.search(r"^- catalog: (.*\. )?500 tools: analytics_", answer, re.MULTILINE)  # a line per server
 
 
 def test_search_tools_offers_the_servers_to_browse(llm, catalog):
@@ -361,3 +361,20 @@ def test_a_failing_embedding_model_falls_back_to_words(embedder, catalog, reques
 def test_a_bad_embedding_setting_says_what_is_wrong(bad):
     with pytest.raises(ml.ConfigError, match="tool_search_embedding"):
         new_chat(tool_search_embedding=bad)
+
+
+@pytest.mark.thirdparty
+def test_a_miss_costs_one_round_against_server_everything(llm, catalog, everything_js):
+    # server-everything (TypeScript SDK, npm) beside the 500 generated tools: nothing matches the model's
+    # first words; the answer names the servers, the model lists one and calls the tool it finds there
+    config = {"command": "node", "args": [str(everything_js), "stdio"]}
+    with ml.client("everything", "stdio", config) as everything:
+        llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "zzqx 17 25"})]),
+                 Turn(tool_calls=[("c2", "search_tools", {"server": "everything"})]),
+                 Turn(tool_calls=[("c3", "get-sum", {"a": 17, "b": 25})]), Turn(content="42"))
+        chat = new_chat().with_tools(catalog.tools(), everything.tools())
+        assert chat.ask("What's 17 plus 25?").content == "42"
+    missed, listed, summed = (llm.tool_messages(i)[-1]["content"] for i in (1, 2, 3))
+    assert re.search(r"^- everything: Everything Reference Server\. 13 tools: echo, ", missed, re.MULTILINE)
+    assert listed.startswith("Server 'everything' has 13 tools; call one by name") and "\n- get-sum: " in listed
+    assert "get-sum" in tool_names(llm.requests[2]) and "42" in summed
