@@ -9,7 +9,7 @@ from typing import Any, Literal
 from mcp_litellm import _llm
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
-from mcp_litellm._chat.tool_embedding import EmbeddingRanker, embedding_settings, tool_text
+from mcp_litellm._chat.tool_embedding import FUSED, EmbeddingRanker, embedding_settings, fuse, tool_text
 from mcp_litellm._chat.tool_loop import ToolBox, server_of
 from mcp_litellm._chat.tool_search import (
     BROWSE_LIMIT,
@@ -153,12 +153,13 @@ class Offer:
         return _text(answer, call.name, error=answer.startswith("Error"))
 
     async def _ranked(self, query: str, server: str | None = None) -> list[Entry]:
-        """The best tools for ``query``: by the embedding model when one is set and answers, else by words."""
+        """The best tools for ``query``: by meaning and by words together (reciprocal rank fusion) when an
+        embedding model is set and answers, else by words."""
         index, texts = self._built()
         if self.embedding is not None and len(index):
-            found = await self.embedding.search(index.entries, texts, query, SEARCH_LIMIT, server)
-            if found is not None:
-                return found
+            near = await self.embedding.search(index.entries, texts, query, FUSED, server)
+            if near is not None:
+                return fuse(index.search(query, FUSED, floor=0.0, server=server), near, SEARCH_LIMIT)
         return index.search(query, SEARCH_LIMIT, server=server)
 
     async def _search(self, query: Any, server: Any) -> str:
