@@ -24,6 +24,7 @@ from mcp_litellm._chat.tool_search import (
     server_answer,
     server_named,
     server_summary,
+    server_text,
 )
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
@@ -131,11 +132,13 @@ class Offer:
     def _built(self) -> tuple[ToolIndex, list[str]]:
         if self._index is None or self._index[0] != self.tools.version:
             entries, texts = [], []
+            servers: dict[int, str] = {}
             for t in self.tools.ordered():
                 description = (t.description if isinstance(t, Tool) else
                                str(t.definition["function"].get("description") or ""))
                 schema = t.input_schema if isinstance(t, Tool) else t.definition["function"].get("parameters")
-                entries.append(entry(t.name, server_of(t), description, schema))
+                where = servers.setdefault(id(t.client), server_text(t)) if isinstance(t, Tool) else ""
+                entries.append(entry(t.name, server_of(t), description, schema, where))
                 texts.append(tool_text(entries[-1], description))
             self._index = (self.tools.version, ToolIndex(entries), texts)
         return self._index[1], self._index[2]

@@ -68,14 +68,15 @@ class Entry:
         return [w for field in self.fields for w in field]
 
 
-def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | None) -> Entry:
-    """The index entry for one tool."""
+def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | None,
+          server_text: str | None = None) -> Entry:
+    """The index entry for one tool (``server_text``: what the server field reads, if more than its name)."""
     line = " ".join((description or "").split())
     summary = line if len(line) <= 160 else line[:157].rstrip() + "..."
     lead, *later = _SENTENCE.split(line, maxsplit=1)
     rest = " ".join([*later, *_parameter_descriptions(schema)])
     parameters = [w for p in _parameter_names(schema) for w in words(p)]
-    fields = (words(name), words(server), parameters, words(lead), words(rest))
+    fields = (words(name), list(dict.fromkeys(words(server_text or server))), parameters, words(lead), words(rest))
     return Entry(name, server, summary, tuple(tuple(f) for f in fields))
 
 
@@ -246,6 +247,18 @@ def server_answer(server: str, listed: Sequence[Entry], count: int, query: str |
         lines.append(f"Add a query to search among the {count - len(listed)} others, e.g. "
                      f"search_tools(server={server!r}, query='send email').")
     return "\n".join(lines)
+
+
+def server_text(tool: Any) -> str:
+    """A server's name with the name and title it gives itself (``secure-filesystem-server``), so a server
+    configured under a short name ("fs") still meets a request's words."""
+    client = tool.client
+    try:
+        info = client.server_info
+    except Exception:  # not connected: its configured name only
+        info = None
+    return " ".join(str(part) for part in (client.name, getattr(info, "name", None), getattr(info, "title", None))
+                    if part)
 
 
 def server_summary(tools: Sequence[Any]) -> str:

@@ -393,3 +393,20 @@ def test_meaning_and_words_are_fused(embedder, catalog, request):
     alone = [e.name for e in by_words.search("email the bill to the customer")]
     assert listed[0] == "billing_send_invoice" and listed != alone  # the words' best, then the meaning's
     assert sum(n.startswith("billing_") for n in listed) > sum(n.startswith("billing_") for n in alone)
+
+
+def test_a_server_under_a_short_name_is_found_by_the_name_it_gives_itself(llm, catalog):
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("knowledge-graph-memory")
+
+    @server.tool()
+    def prune(name: str) -> str:
+        """Prune one node."""
+        return f"pruned {name}"
+
+    with ml.client("kg", "memory", {"server": server}) as kg:
+        llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "clear Bob out of memory"})]), Turn(content="ok"))
+        new_chat().with_tools(catalog.tools(), kg.tools()).ask("?")
+    listed = re.findall(r"^- (\w+):", llm.tool_messages(1)[0]["content"], re.MULTILINE)
+    assert listed[0] == "prune"  # "memory" is in no word of the tool, only in its server's own name
