@@ -5,8 +5,8 @@ rank fusion: over the benchmark's tuning requests, fused beat either ranking alo
 Each tool's vector is cached by the embedding model and the tool's text (name, server, description and
 parameter names), in this process, so a catalog is embedded once however many chats and searches use it;
 only the request is embedded per search. When the embedding call fails (no endpoint, no key, a
-provider error), the search falls back to the lexical index, and says so in the log once per failure
-kind, without the request's parameters.
+provider error, no answer within 10 s), the search falls back to the lexical index for a minute before
+trying again, and says so in the log once per failure kind, without the request's parameters.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,6 +29,8 @@ BATCH = 256  # texts per embedding request
 FUSED = 50  # candidates each ranking gives the fusion
 RRF_K = 10  # reciprocal rank fusion: an entry scores the sum of weight / (RRF_K + rank) over the rankings
 WORDS_WEIGHT = 2.0  # the lexical ranking's weight in the fusion (the embedding's is 1)
+TIMEOUT = 10.0  # seconds an embedding request may take, unless the settings say otherwise
+PAUSE = 60.0  # after a failure, seconds the words rank alone before the embedding model is tried again
 CACHE_SIZE = 50_000  # tool vectors kept in this process (least recently used dropped first)
 _VECTORS: OrderedDict[str, list[float]] = OrderedDict()
 
@@ -58,9 +61,10 @@ class EmbeddingRanker:
     """Ranks :class:`Entry` objects by the cosine similarity of their embedded text to a request's."""
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
-        self.settings = dict(settings)
+        self.settings = {"timeout": TIMEOUT, **settings}
         self.model = str(settings["model"])
         self._failed: set[str] = set()
+        self._paused_until = 0.0
 
     def __repr__(self) -> str:  # the settings may hold an api_key: name the model only
         return f"<EmbeddingRanker model={self.model!r}>"
@@ -69,10 +73,13 @@ class EmbeddingRanker:
                      server: str | None = None) -> list[Entry] | None:
         """The ``limit`` entries nearest to ``query`` (of ``server`` only, if given), or ``None`` when the
         embedding model could not be used (the caller then ranks lexically)."""
+        if time.monotonic() < self._paused_until:
+            return None
         try:
             vectors = await self._vectors(texts)
             (asked,) = await self._embed([query])
         except Exception as exc:  # any provider failure: the lexical ranking answers instead
+            self._paused_until = time.monotonic() + PAUSE  # a down endpoint costs one request a minute
             kind = type(exc).__name__
             if kind not in self._failed:
                 self._failed.add(kind)

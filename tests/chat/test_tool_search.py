@@ -354,7 +354,10 @@ def test_a_failing_embedding_model_falls_back_to_words(embedder, catalog, reques
     assert "- mail_send_message:" in llm.tool_messages(2)[-1]["content"]
     warnings = [r.getMessage() for r in caplog.records if "embedding model" in r.getMessage()]
     assert len(warnings) == 1 and "ranking by words instead" in warnings[0]  # once per kind of failure
-    assert "sk-test-embed-key" not in caplog.text and embedder.calls
+    assert "sk-test-embed-key" not in caplog.text
+    # the first search's attempts only (LiteLLM's client retries; max_retries=0 does not stop it for
+    # embeddings): the second search did not wait on the failing endpoint again
+    assert 1 <= len(embedder.calls) <= 3 and all(len(texts) == 256 for texts in embedder.calls)
 
 
 @pytest.mark.parametrize("bad", [3, "", {"api_base": "http://x"}, {"model": "m", "input": ["x"]}])
