@@ -86,7 +86,8 @@ class Chat:
             runs over is cancelled; a sync one is left to finish in its thread, unwaited.
         tool_search: ``"auto"`` (default): when the tools' definitions exceed ``tool_budget`` tokens or
             there are more than 128 tools, the model gets a compact catalog instead: a ``search_tools``
-            tool plus the tools it already found or used; ``True`` always, ``False`` never.
+            tool (a ``query`` in the user's words, or a ``server`` whose tools to list) plus the tools it
+            already found or used; ``True`` always, ``False`` never.
         tool_budget: tokens of tool definitions per request before tool search starts (default: 5% of
             the model's input window from LiteLLM's model info, 2,000 when LiteLLM does not know it).
         result_budget: tokens one tool result may take; a larger one reaches the model cut, with a
