@@ -101,6 +101,111 @@ QUERIES: list[tuple[str, str]] = [
 ]
 
 
+CATALOGS = ROOT / "benchmarks/search_catalogs"
+SIX = ("everything", "filesystem", "memory", "git", "time", "fetch")
+
+
+def real_catalog() -> list[tuple[str, str, str, dict[str, Any], str]]:
+    """(server, name, description, input schema, server text) of the six real catalogs, then the 500
+    generated tools (the server text: its configured name, and the name and title it gives itself)."""
+    tools = []
+    for server in SIX:
+        saved = json.loads((CATALOGS / f"{server}.json").read_text())
+        info = saved["serverInfo"]
+        text = " ".join(part for part in (server, info["name"], info.get("title")) if part)
+        for tool in saved["tools"]:
+            tools.append((server, tool["name"], tool["description"] or "", tool["inputSchema"], text))
+    for name, description, parameters in catalog():
+        tools.append(("catalog", name, description, {"properties": {key: {} for key in parameters}}, "catalog"))
+    return tools
+
+
+def requests(split: str) -> list[tuple[str, str, list[str]]]:
+    """(server kind, request, accepted tools) of one split, leaving out requests no tool answers."""
+    rows = json.loads((CATALOGS / "requests.json").read_text())[split]
+    return [(row["kind"], row["request"], row["tool"]) for row in rows if row["tool"]]
+
+
+def score(split: str, search: Any, verbose: bool = True) -> tuple[int, int, int]:
+    """(top-1, top-5, requests) of ``search(request) -> [(server, name), ...]`` on one split."""
+    rows = requests(split)
+    top1 = top5 = 0
+    for kind, request, accepted in rows:
+        hits = search(request)[:5]
+        good = [(kind, name) for name in accepted]
+        top1 += bool(hits) and hits[0] in good
+        top5 += any(hit in good for hit in hits)
+        if verbose and not any(hit in good for hit in hits):
+            print(f"    miss: {request!r} -> wanted {'/'.join(accepted)}, got "
+                  f"{', '.join(f'{s}.{n}' for s, n in hits[:3]) or 'nothing'}")
+    return top1, top5, len(rows)
+
+
+def lexical_search() -> Any:
+    """The lexical index over the mixed catalog, as a function for :func:`score`."""
+    index = ToolIndex(entry(name, server, description, schema, text)
+                      for server, name, description, schema, text in real_catalog())
+    return lambda request: [(e.server, e.name) for e in index.search(request, 5)]
+
+
+def real_ranking(show: set[str]) -> None:
+    """Top-1 and top-5 of the user-side requests over the six real catalogs mixed into the 500 tools
+    (misses printed for the splits in ``show``: the tuning set by default)."""
+    search = lexical_search()
+    total = len(real_catalog())
+    for split in ("tuning", "held_out", "fresh"):
+        top1, top5, n = score(split, search, split in show)
+        print(f"real catalogs ({total} tools), {split} set: top-1 {top1}/{n} ({top1 / n:.0%}), "
+              f"top-5 {top5}/{n} ({top5 / n:.0%})")
+
+
+_WORDLLAMA = """
+import json, sys
+from pathlib import Path
+import wordllama
+from wordllama import WordLlama
+job = json.load(open(sys.argv[1]))
+# 0.4.0 bundles its 256-d weights and tokenizer but looks for the tokenizer in the wrong folder: point
+# its cache at the package so nothing is downloaded
+model = WordLlama.load(dim=256, cache_dir=Path(wordllama.__file__).parent)
+tools = model.embed(job["tools"], norm=True)
+asked = model.embed(job["requests"], norm=True)
+order = (-(asked @ tools.T)).argsort(axis=1)[:, :50]
+json.dump(order.tolist(), open(sys.argv[2], "w"))
+"""
+
+
+def wordllama_ranking(python: str) -> None:
+    """The held-out figures of wordllama (a static embedding that bundles its weights), alone and fused with
+    the lexical ranking; run with ``python``, an interpreter that has ``wordllama`` installed."""
+    from mcp_litellm._chat.tool_embedding import fuse
+
+    tools = real_catalog()
+    texts = [f"{name.replace('_', ' ').replace('-', ' ')} ({server}): {description}"
+             for server, name, description, _, _ in tools]
+    splits = {split: requests(split) for split in ("tuning", "held_out", "fresh")}
+    asked = [request for rows in splits.values() for _, request, _ in rows]
+    with tempfile.TemporaryDirectory() as directory:
+        job, out = Path(directory) / "job.json", Path(directory) / "out.json"
+        job.write_text(json.dumps({"tools": texts, "requests": asked}))
+        subprocess.run([python, "-c", _WORDLLAMA, str(job), str(out)], check=True, capture_output=True)
+        orders = dict(zip(asked, json.loads(out.read_text()), strict=True))
+    index = ToolIndex(entry(name, server, description, schema, text)
+                      for server, name, description, schema, text in tools)
+
+    def alone(request: str) -> list[tuple[str, str]]:
+        return [(tools[i][0], tools[i][1]) for i in orders[request]]
+
+    def fused(request: str) -> list[tuple[str, str]]:
+        near = [index.entries[i] for i in orders[request]]
+        return [(e.server, e.name) for e in fuse(index.search(request, 50, floor=0.0), near, 5)]
+
+    for label, search in (("wordllama alone", alone), ("wordllama fused with words", fused)):
+        for split in splits:
+            top1, top5, n = score(split, search, verbose=False)
+            print(f"{label}, {split} set: top-1 {top1}/{n} ({top1 / n:.0%}), top-5 {top5}/{n} ({top5 / n:.0%})")
+
+
 def ranking() -> None:
     """Top-1 and top-5 hits of the 50 requests over the 500-tool catalog."""
     tools = catalog()
@@ -226,10 +331,18 @@ def main() -> None:
 
     logging.disable(logging.INFO)  # the servers' and LiteLLM's INFO lines would bury the figures
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", default="ranking,catalog,servers", help="ranking, catalog and/or servers")
-    groups = set(parser.parse_args().only.split(","))
+    parser.add_argument("--only", default="ranking,real,catalog,servers",
+                        help="ranking, real, catalog and/or servers")
+    parser.add_argument("--misses", default="tuning", help="the request sets whose misses are printed")
+    parser.add_argument("--wordllama-python", help="a python with wordllama installed: also rank with it")
+    arguments = parser.parse_args()
+    groups = set(arguments.only.split(","))
     if "ranking" in groups:
         ranking()
+    if "real" in groups:
+        real_ranking(set(arguments.misses.split(",")))
+        if arguments.wordllama_python:
+            wordllama_ranking(arguments.wordllama_python)
     if "catalog" in groups:
         catalog_group()
     if "servers" in groups:

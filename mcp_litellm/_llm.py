@@ -37,6 +37,11 @@ async def acompletion(*, router: Any = None, **kwargs: Any) -> Any:
     return await litellm_module().acompletion(**kwargs)
 
 
+async def aembedding(**kwargs: Any) -> Any:
+    """``litellm.aembedding(**kwargs)``."""
+    return await litellm_module().aembedding(**kwargs)
+
+
 def model_metadata(model: str) -> dict[str, Any] | None:
     """LiteLLM's cost/context metadata for ``model`` (with or without a provider prefix), or ``None``.
 

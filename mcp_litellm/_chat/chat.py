@@ -86,17 +86,23 @@ class Chat:
             runs over is cancelled; a sync one is left to finish in its thread, unwaited.
         tool_search: ``"auto"`` (default): when the tools' definitions exceed ``tool_budget`` tokens or
             there are more than 128 tools, the model gets a compact catalog instead: a ``search_tools``
-            tool plus the tools it already found or used; ``True`` always, ``False`` never.
+            tool (a ``query`` in the user's words, or a ``server`` whose tools to list) plus the tools it
+            already found or used; ``True`` always, ``False`` never.
         tool_budget: tokens of tool definitions per request before tool search starts (default: 5% of
             the model's input window from LiteLLM's model info, 2,000 when LiteLLM does not know it).
         result_budget: tokens one tool result may take; a larger one reaches the model cut, with a
             marker saying how to read on with ``read_result`` (default: a quarter of the input window
             left after the prompt, shared by the round's results).
+        tool_search_embedding: an embedding model for ``search_tools`` (``"openai/text-embedding-3-small"``,
+            or a dict of ``litellm.aembedding`` arguments with a ``"model"``, e.g. its ``api_base``): tools
+            are then ranked by meaning, each tool embedded once per process; when the embedding call
+            fails, by words. Default ``None``: by words only (no network).
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
                  tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
                  tool_budget: int | None = None, result_budget: int | None = None,
+                 tool_search_embedding: str | Mapping[str, Any] | None = None,
                  **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
@@ -115,7 +121,7 @@ class Chat:
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
-        self._offer = Offer(self._tools, tool_search, tool_budget, result_budget)
+        self._offer = Offer(self._tools, tool_search, tool_budget, result_budget, tool_search_embedding)
         self.usage = Usage()
         """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
         self._turn_usage = Usage()
@@ -433,7 +439,7 @@ class Chat:
             if queue is not None:
                 queue.put_nowait(Chunk(event="tool_start", tool_call=call))
             if self._offer.handles(call.name):
-                result = self._offer.run_builtin(call, model, budget)
+                result = await self._offer.run_builtin(call, model, budget)
             else:
                 result = self._offer.cut(await run_call(self._tools, call, timeout=self.tool_timeout), model, budget)
             for hook in self._hooks["tool_result"]:

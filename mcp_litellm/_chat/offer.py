@@ -9,15 +9,22 @@ from typing import Any, Literal
 from mcp_litellm import _llm
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
+from mcp_litellm._chat.tool_embedding import FUSED, EmbeddingRanker, embedding_settings, fuse, tool_text
 from mcp_litellm._chat.tool_loop import ToolBox, server_of
 from mcp_litellm._chat.tool_search import (
+    BROWSE_LIMIT,
     READ_RESULT_TOOL,
     SEARCH_TOOL,
+    Entry,
     ToolIndex,
     entry,
     read_result_definition,
     search_answer,
     search_tool_definition,
+    server_answer,
+    server_named,
+    server_summary,
+    server_text,
 )
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
@@ -46,8 +53,10 @@ class Offer:
     """Per chat: which definitions go in each request, what the model found, and the cut results held."""
 
     def __init__(self, tools: ToolBox, tool_search: ToolSearchMode, tool_budget: int | None,
-                 result_budget: int | None) -> None:
+                 result_budget: int | None, embedding: Any = None) -> None:
         check_settings(tool_search, tool_budget, result_budget)
+        settings = embedding_settings(embedding)
+        self.embedding = EmbeddingRanker(settings) if settings else None
         self.tools = tools
         self.mode = tool_search
         self.tool_budget = tool_budget
@@ -55,7 +64,7 @@ class Offer:
         self.results = ResultStore()
         self.found: dict[str, None] = {}  # tool names search_tools answered with, oldest first
         self.searching = False  # whether the last request offered the catalog
-        self._index: tuple[int, ToolIndex] | None = None
+        self._index: tuple[int, ToolIndex, list[str]] | None = None
         self._sizes: dict[tuple[int, str], int] = {}
 
     # -- deciding ----------------------------------------------------------------------------------------
@@ -118,16 +127,23 @@ class Offer:
 
     def index(self) -> ToolIndex:
         """The search index of the current tools (rebuilt when they change)."""
-        if self._index is None or self._index[0] != self.tools.version:
-            built = ToolIndex(entry(t.name, server_of(t), t.description if isinstance(t, Tool) else
-                                    str(t.definition["function"].get("description") or ""),
-                                    t.input_schema if isinstance(t, Tool) else
-                                    t.definition["function"].get("parameters"))
-                              for t in self.tools.ordered())
-            self._index = (self.tools.version, built)
-        return self._index[1]
+        return self._built()[0]
 
-    def run_builtin(self, call: ToolCall, model: str, budget: int) -> ToolResult:
+    def _built(self) -> tuple[ToolIndex, list[str]]:
+        if self._index is None or self._index[0] != self.tools.version:
+            entries, texts = [], []
+            servers: dict[int, str] = {}
+            for t in self.tools.ordered():
+                description = (t.description if isinstance(t, Tool) else
+                               str(t.definition["function"].get("description") or ""))
+                schema = t.input_schema if isinstance(t, Tool) else t.definition["function"].get("parameters")
+                where = servers.setdefault(id(t.client), server_text(t)) if isinstance(t, Tool) else ""
+                entries.append(entry(t.name, server_of(t), description, schema, where))
+                texts.append(tool_text(entries[-1], description))
+            self._index = (self.tools.version, ToolIndex(entries), texts)
+        return self._index[1], self._index[2]
+
+    async def run_builtin(self, call: ToolCall, model: str, budget: int) -> ToolResult:
         """Answer a call to ``search_tools`` or ``read_result``."""
         try:
             arguments = parse_arguments(call.arguments)
@@ -136,16 +152,56 @@ class Offer:
         if call.name == READ_RESULT_TOOL:
             answer = self.results.read(arguments, budget, model)
             return _text(answer, call.name, error=answer.startswith("Error"))
-        query = arguments.get("query")
+        answer = await self._search(arguments.get("query"), arguments.get("server"))
+        return _text(answer, call.name, error=answer.startswith("Error"))
+
+    async def _ranked(self, query: str, server: str | None = None) -> list[Entry]:
+        """The best tools for ``query``: by meaning and by words together (reciprocal rank fusion) when an
+        embedding model is set and answers, else by words."""
+        index, texts = self._built()
+        if self.embedding is not None and len(index):
+            near = await self.embedding.search(index.entries, texts, query, FUSED, server)
+            if near is not None:
+                return fuse(index.search(query, FUSED, floor=0.0, server=server), near, SEARCH_LIMIT)
+        return index.search(query, SEARCH_LIMIT, server=server)
+
+    async def _search(self, query: Any, server: Any) -> str:
         index = self.index()
-        found = index.search(query[:1_000], SEARCH_LIMIT) if isinstance(query, str) else []  # a query, not a book
+        servers = self.servers()
+        names = [name for name, _ in servers]
+        if isinstance(query, str):
+            query = query[:1_000]  # a query, not a book
+        if server in (None, "") and isinstance(query, str):
+            server = server_named(query, names)
+            query = None if server else query
+        if server not in (None, ""):
+            if server not in names:
+                return (f"Error: there is no server {server!r}; the servers are {', '.join(names) or '(none)'}. "
+                        "Give one of them, or leave 'server' out to search every server.")
+            query = query if isinstance(query, str) and query.strip() else None
+            mine = [e for e in index.entries if e.server == server]
+            listed = await self._ranked(query, server) if query else mine[:BROWSE_LIMIT]
+            self._remember(listed)
+            return server_answer(str(server), listed, len(mine), query)
+        found = await self._ranked(query) if isinstance(query, str) and query.strip() else []
+        self._remember(found)
+        return search_answer(query, found, len(index), servers)
+
+    def _remember(self, found: Sequence[Entry]) -> None:
         for hit in found:
             self.found.pop(hit.name, None)
             self.found[hit.name] = None
         while len(self.found) > MAX_TOOLS:
             self.found.pop(next(iter(self.found)))
-        answer = search_answer(query, found, len(index))
-        return _text(answer, call.name, error=answer.startswith("Error"))
+
+    def servers(self) -> list[tuple[str, str]]:
+        """The chat's servers, by name, each with a one-line summary (what it says of itself, then a few
+        of its tools)."""
+        tools: dict[str, list[Tool]] = {}
+        for tool in self.tools.ordered():
+            if isinstance(tool, Tool):
+                tools.setdefault(server_of(tool), []).append(tool)
+        return [(name, server_summary(mine)) for name, mine in sorted(tools.items()) if name]
 
     # -- result budgets ----------------------------------------------------------------------------------
 

@@ -1,14 +1,18 @@
 """Tool search: a lexical index over a chat's tools, and the ``search_tools`` tool the model calls.
 
 When a chat holds more tools than fit its budget, the model gets a small catalog instead of every
-definition: ``search_tools`` (one string argument ``query``) plus the tools it already found or used.
-The index ranks tools with Okapi BM25 over the words of their names (``snake_case``, ``camelCase`` and
-``kebab-case`` split), their server's name, their descriptions and their parameter names.
+definition: ``search_tools`` (a ``query``, or a ``server`` whose tools to list) plus the tools it already
+found or used. The index ranks tools with BM25F over five fields: the words of their names
+(``snake_case``, ``camelCase`` and ``kebab-case`` split), their server's name, their parameter names, the
+first sentence of their description and the rest; a request's words meet the tools' through a small
+table of everyday words (:mod:`mcp_litellm._chat.search_words`). When nothing matches, the answer says
+so and lists the servers, so the model can look by server instead. With an embedding model configured,
+:mod:`mcp_litellm._chat.tool_embedding` ranks instead, this index being its fallback.
 
-Why our own BM25 and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
-for a few hundred short documents), and ``rank-bm25`` has had no release since 2022. Okapi BM25 over
-a catalog of at most a few thousand tools is a few dozen lines of pure Python: it indexes 500 tools in about 35 ms
-and answers a query in under a millisecond, with no new dependency and no download.
+Why our own BM25F and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
+for a few hundred short documents), has no fields, and ``rank-bm25`` has had no release since 2022. BM25F
+over a catalog of at most a few thousand tools is a few dozen lines of pure Python, with no new
+dependency and no download.
 """
 
 from __future__ import annotations
@@ -21,50 +25,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_litellm._chat.search_words import query_groups, raw_words, stem, words
+from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
+
 SEARCH_TOOL = "search_tools"
 READ_RESULT_TOOL = "read_result"
 BUILTIN_TOOLS = (SEARCH_TOOL, READ_RESULT_TOOL)
 
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_STOP_WORDS = ("a an and are as at be by can do does for from get give i in into is it its me my need of on or "
-               "please some that the their them there these this to up use using want was what when where which "
-               "who will with would you your all any about how much s t")
-# words people use in requests for the verbs and nouns tools are named with (query side only)
-_RELATED = {"find": "search", "look": "search", "lookup": "search", "show": "list", "make": "creat", "add": "creat",
-            "new": "creat", "remov": "delet", "eras": "delet", "drop": "delet", "chang": "updat", "edit": "updat",
-            "modify": "updat", "set": "updat", "read": "get", "fetch": "get", "view": "get", "email": "mail",
-            "mail": "email", "cost": "price", "price": "cost", "folder": "directory", "directory": "folder"}
-_STOP = frozenset(_STOP_WORDS.split(" "))
-_NAME_WEIGHT = 3  # a word in the tool's name counts as much as three in its description
-
-
-def words(text: str) -> list[str]:
-    """Lower-case word stems of ``text``: identifiers split at ``_``, ``-``, ``.`` and case changes;
-    common English words dropped; a light suffix stemmer (``files``/``listing``/``created`` ->
-    ``fil``/``list``/``creat``) so a request's wording meets a tool's."""
-    return [_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP]
-
-
-def query_words(text: str) -> list[str]:
-    """:func:`words` of a request, plus the words tools commonly use for them (``find`` -> ``search``)."""
-    found = words(text)
-    return found + [_RELATED[w] for w in found if w in _RELATED]
-
-
-def _stem(word: str) -> str:
-    if len(word) <= 3 or word.isdigit():
-        return word
-    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and not word.endswith("sses"):
-        word = word[:-2] + "e"  # "boxes", "matches" (the "e" goes below)
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + replacement
-            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # "shipping" -> "ship"
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]  # "create"/"creat", "delete"/"delet"
-    return word
+_FIELDS = ("name", "server", "parameters", "lead", "rest")
+# BM25F: how much a word counts in each field, and how much the field's length tempers it
+_WEIGHT = {"name": 3.0, "server": 1.5, "parameters": 1.0, "lead": 1.5, "rest": 0.5}
+_LENGTH = {"name": 0.3, "server": 0.0, "parameters": 0.5, "lead": 0.5, "rest": 0.75}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def _parameter_names(schema: Mapping[str, Any] | None) -> list[str]:
@@ -72,77 +44,144 @@ def _parameter_names(schema: Mapping[str, Any] | None) -> list[str]:
     return [str(name) for name in properties] if isinstance(properties, Mapping) else []
 
 
+def _parameter_descriptions(schema: Mapping[str, Any] | None) -> list[str]:
+    properties = (schema or {}).get("properties")
+    if not isinstance(properties, Mapping):
+        return []
+    return [str(p["description"]) for p in properties.values() if isinstance(p, Mapping) and p.get("description")]
+
+
 @dataclass(frozen=True)
 class Entry:
     """One searchable tool: the name the model calls, its server (``""`` for a local function), a
-    one-line description, and the text the index reads."""
+    one-line description, and the words the index reads in each of its fields (name, server,
+    parameters, the description's first sentence, the rest)."""
 
     name: str
     server: str
     summary: str
-    text: list[str]
+    fields: tuple[tuple[str, ...], ...]
+
+    @property
+    def text(self) -> list[str]:
+        """Every word the index reads, all fields together."""
+        return [w for field in self.fields for w in field]
 
 
-def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | None) -> Entry:
-    """The index entry for one tool."""
+def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | None,
+          server_text: str | None = None) -> Entry:
+    """The index entry for one tool (``server_text``: what the server field reads, if more than its name)."""
     line = " ".join((description or "").split())
     summary = line if len(line) <= 160 else line[:157].rstrip() + "..."
-    tokens = words(name) * _NAME_WEIGHT + words(server) + words(description or "")
-    tokens += [w for p in _parameter_names(schema) for w in words(p)]
-    return Entry(name, server, summary, tokens)
+    lead, *later = _SENTENCE.split(line, maxsplit=1)
+    rest = " ".join([*later, *_parameter_descriptions(schema)])
+    parameters = [w for p in _parameter_names(schema) for w in words(p)]
+    fields = (words(name), list(dict.fromkeys(words(server_text or server))), parameters, words(lead), words(rest))
+    return Entry(name, server, summary, tuple(tuple(f) for f in fields))
 
 
 class ToolIndex:
-    """Okapi BM25 (k1 = 1.2, b = 0.75) over :class:`Entry` documents."""
+    """BM25F (k1 = 1.2) over :class:`Entry` fields: a word in a tool's name counts three times one in its
+    description's later sentences; long server names written as one word (``filesystem``) also count as
+    their parts when both are words of the catalog."""
 
     K1 = 1.2
-    B = 0.75
 
     def __init__(self, entries: Iterable[Entry]) -> None:
         self.entries = list(entries)
-        self._counts = [Counter(e.text) for e in self.entries]
-        self._lengths = [len(e.text) for e in self.entries]
-        self._average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
-        frequency: Counter[str] = Counter()
-        for counts in self._counts:
-            frequency.update(counts.keys())
-        total = len(self.entries)
-        self._idf = {w: math.log(1 + (total - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
+        vocabulary = {w for e in self.entries for w in e.text}
+        split = _Splitter(vocabulary)
+        fields = [tuple(split(f) if i < 2 else f for i, f in enumerate(e.fields)) for e in self.entries]
+        total = len(self.entries) or 1
+        average = [sum(len(f[i]) for f in fields) / total or 1.0 for i in range(len(_FIELDS))]
+        # per word: (entry, its weighted and length-normalised frequency over the fields)
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for number, entry_fields in enumerate(fields):
+            weighted: dict[str, float] = {}
+            for i, (name, field) in enumerate(zip(_FIELDS, entry_fields, strict=True)):
+                norm = 1 - _LENGTH[name] + _LENGTH[name] * len(field) / average[i]
+                for word, n in Counter(field).items():
+                    weighted[word] = weighted.get(word, 0.0) + _WEIGHT[name] * n / norm
+            for word, tf in weighted.items():
+                self._postings.setdefault(word, []).append((number, tf))
+        self._idf = {w: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self._postings.items()}
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def search(self, query: str, limit: int = 5, floor: float = 0.5) -> list[Entry]:
-        """The best ``limit`` entries for ``query``, best first (ties: by server, then name), leaving out
-        those scoring below ``floor`` times the best score (matches on a stray word only: every tool found
-        costs its definition in the following requests)."""
-        terms = set(query_words(query))
-        scored: list[tuple[float, str, str, Entry]] = []
-        for entry, counts, length in zip(self.entries, self._counts, self._lengths, strict=True):
-            score = 0.0
-            for term in terms:
-                tf = counts.get(term)
-                if tf:
-                    norm = self.K1 * (1 - self.B + self.B * length / (self._average or 1))
-                    score += self._idf[term] * tf * (self.K1 + 1) / (tf + norm)
-            if score > 0:
-                scored.append((-score, entry.server, entry.name, entry))
-        scored.sort(key=lambda item: item[:3])
-        best = -scored[0][0] if scored else 0.0
-        return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
+    def scores(self, query: str) -> list[float]:
+        """The BM25F score of every entry for ``query`` (0 where no word matches): per meaning group of
+        the request, the best of its words (weighted) in the entry."""
+        out = [0.0] * len(self.entries)
+        for group in query_groups(query):
+            best: dict[int, float] = {}
+            for term, weight in group.items():
+                idf = self._idf.get(term, 0.0)
+                for number, tf in self._postings.get(term, ()):
+                    value = weight * idf * tf / (self.K1 + tf)
+                    if value > best.get(number, 0.0):
+                        best[number] = value
+            for number, value in best.items():
+                out[number] += value
+        return out
+
+    def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:
+        """The best ``limit`` entries for ``query`` (of ``server`` only, if given), best first (ties: by
+        server, then name), leaving out those scoring below ``floor`` times the best score (matches on a
+        stray word only: every tool found costs its definition in the following requests)."""
+        scores = self.scores(query)
+        if server is not None:
+            scores = [s if e.server == server else 0.0 for e, s in zip(self.entries, scores, strict=True)]
+        return rank(self.entries, scores, limit, floor)
+
+
+def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float) -> list[Entry]:
+    """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first."""
+    scored = sorted(((-s, e.server, e.name, e) for e, s in zip(entries, scores, strict=True) if s > 0),
+                    key=lambda item: item[:3])
+    best = -scored[0][0] if scored else 0.0
+    return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
+
+
+class _Splitter:
+    """Adds the parts of a compound identifier word (``filesystem`` -> ``fil``, ``system``) when both
+    parts are words of the catalog."""
+
+    def __init__(self, vocabulary: set[str]) -> None:
+        self.vocabulary = vocabulary
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, field: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(part for word in field for part in self._parts(word))
+
+    def _parts(self, word: str) -> tuple[str, ...]:
+        if word not in self._cache:
+            parts: tuple[str, ...] = (word,)
+            if len(word) >= 7 and word.isalpha():
+                for cut in range(3, len(word) - 2):
+                    head, tail = stem(word[:cut]), stem(word[cut:])
+                    if head in self.vocabulary and tail in self.vocabulary:
+                        parts = (word, head, tail)
+                        break
+            self._cache[word] = parts
+        return self._cache[word]
 
 
 def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]:
     """The ``search_tools`` definition the model sees in place of ``count`` tools."""
     where = f" from {', '.join(servers)}" if servers else ""
+    properties: dict[str, Any] = {"query": {
+        "type": "string", "description": "what the tool should do, e.g. 'create a calendar event'"}}
+    if servers:
+        properties["server"] = {"type": "string", "enum": list(servers), "description": (
+            "list this server's tools (with a query: search only there)")}
+    browse = " Give a server instead to list its tools." if servers else ""
     return {"type": "function", "function": {
         "name": SEARCH_TOOL,
         "description": (f"Find tools to use among {count} available{where}. Describe what you need to do in "
                         "a few words; the answer lists the best-matching tools, which you can then call by "
-                        "name (their definitions are added). Search again with other words if none fits."),
-        "parameters": {"type": "object", "properties": {"query": {
-            "type": "string", "description": "what the tool should do, e.g. 'create a calendar event'"}},
-            "required": ["query"]},
+                        f"name (their definitions are added). Search again with other words if none fits.{browse}"),
+        "parameters": {"type": "object", "properties": properties},
     }}
 
 
@@ -158,16 +197,89 @@ def read_result_definition() -> dict[str, Any]:
     }}
 
 
-def search_answer(query: Any, found: Sequence[Entry], total: int) -> str:
-    """What ``search_tools`` tells the model."""
+BROWSE_LIMIT = 30  # tools one server listing names (and loads); a larger server is narrowed with a query
+_FILLER = frozenset(("the", "a", "an", "all", "of", "on", "in", "from", "for", "list", "show", "tools", "tool",
+                     "server", "servers", "s", "what", "which", "are", "is", "available", "give", "me"))
+
+
+def server_named(query: str, servers: Iterable[str]) -> str | None:
+    """The server a query names on its own ("git", "the git tools", "list the memory server's tools")."""
+    said = [w for w in raw_words(query) if w not in _FILLER]
+    if not said:
+        return None
+    for server in servers:
+        if (server and raw_words(server) == said) or "".join(said) == re.sub(r"[\W_]", "", server.lower()):
+            return server
+    return None
+
+
+def search_answer(query: Any, found: Sequence[Entry], total: int, servers: Sequence[tuple[str, str]] = ()) -> str:
+    """What ``search_tools`` tells the model: the tools found, or that nothing matched and which servers
+    there are (``(name, one-line summary)`` each) to list instead."""
     if not isinstance(query, str) or not query.strip():
-        return "Error: search_tools needs a non-empty 'query' string describing what you want to do."
+        return ("Error: search_tools needs a non-empty 'query' string describing what you want to do"
+                + (" (or a 'server' whose tools to list)." if servers else "."))
     if not found:
-        return (f"No tool matched {query!r} among {total} tools. Try other words (a verb and an object, "
-                "e.g. 'send email', 'list files').")
+        lines = [f"No tool matched {query!r} among {total} tools. Try other words: what to do and to what "
+                 "(a verb and an object, e.g. 'send email', 'list files')."]
+        if servers:
+            lines.append("Or list one server's tools with search_tools(server=NAME). The servers:")
+            lines += [f"- {name}: {summary}" if summary else f"- {name}" for name, summary in servers]
+        return "\n".join(lines)
     lines = [f"Found {len(found)} tools for {query!r}; call one by name (definitions are now available):"]
     lines += [f"- {e.name}: {e.summary}" if e.summary else f"- {e.name}" for e in found]
+    if len(servers) > 1:
+        lines.append(f"None fits? List a server's tools with search_tools(server=NAME); servers: "
+                     f"{', '.join(name for name, _ in servers)}.")
     return "\n".join(lines)
+
+
+def server_answer(server: str, listed: Sequence[Entry], count: int, query: str | None) -> str:
+    """What ``search_tools`` tells the model when it lists (or searches) one server's tools."""
+    if query and not listed:
+        return (f"No tool of server {server!r} matched {query!r}. List all its tools with "
+                f"search_tools(server={server!r}), or search every server with other words.")
+    head = (f"Server {server!r}: {len(listed)} of its {count} tools for {query!r}" if query else
+            f"Server {server!r} has {count} tools" + (f"; the first {len(listed)}" if len(listed) < count else ""))
+    lines = [head + "; call one by name (definitions are now available):"]
+    lines += [f"- {e.name}: {_first_sentence(e.summary)}" if e.summary else f"- {e.name}" for e in listed]
+    if len(listed) < count and not query:
+        lines.append(f"Add a query to search among the {count - len(listed)} others, e.g. "
+                     f"search_tools(server={server!r}, query='send email').")
+    return "\n".join(lines)
+
+
+def server_text(tool: Any) -> str:
+    """A server's name with the name and title it gives itself (``secure-filesystem-server``), so a server
+    configured under a short name ("fs") still meets a request's words."""
+    client = tool.client
+    try:
+        info = client.server_info
+    except Exception:  # not connected: its configured name only
+        info = None
+    return " ".join(str(part) for part in (client.name, getattr(info, "name", None), getattr(info, "title", None))
+                    if part)
+
+
+def server_summary(tools: Sequence[Any]) -> str:
+    """One line about a server from its tools (:class:`~mcp_litellm.Tool`): how it describes itself
+    (``serverInfo`` description or title, else its instructions' first sentence), then a few tool names."""
+    client = tools[0].client
+    own = ""
+    try:
+        info = client.server_info
+        own = (getattr(info, "description", None) or getattr(info, "title", None) or client.instructions or "")
+    except Exception:  # a client that is not connected has nothing to say of itself
+        own = ""
+    own = _first_sentence(" ".join(str(own).split()))
+    names = ", ".join(t.name for t in tools[:4]) + (", ..." if len(tools) > 4 else "")
+    count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}: {names}"
+    return f"{own.rstrip('.')}. {count}" if own else count
+
+
+def _first_sentence(text: str, limit: int = 100) -> str:
+    first = _SENTENCE.split(text, maxsplit=1)[0]
+    return first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
 
 
 def definition_text(definition: Mapping[str, Any]) -> str:

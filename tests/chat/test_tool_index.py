@@ -64,3 +64,30 @@ def test_a_cut_keeps_media_and_the_store_is_bounded():
     assert len(store) == 2 and "no cut result with id 'r1'" in store.read({"id": "r1"}, 100, MODEL)
     assert store.read({"id": "r3", "offset": -1}, 100, MODEL).startswith("Error: offset")
     assert store.read({"id": "r3", "offset": "2"}, 100, MODEL).startswith("ree\n[end of result r3")
+
+
+def test_values_read_as_their_kind_and_words_grouped_by_meaning():
+    from mcp_litellm._chat.search_words import query_groups, shapes
+
+    assert words(shapes("open notes.md and https://x.org/a?b=1")) == ["open", "fil", "url", "web", "pag"]
+    assert words(shapes("a folder called drafts in /var/data")) == ["folder", "nam", "path"]
+    groups = query_groups("forget Carol")
+    assert [g["forget"] for g in groups[:2]] == [1.0, 1.0] and "delet" in groups[0] and "memory" in groups[1]
+    assert groups[2] == {"carol": 1.0}
+
+
+def test_a_compound_server_name_meets_its_parts_and_synonyms_count_once():
+    found = index(("list_directory", "List a directory.", ["path"]), ("list_note", "List notes.", []))
+    assert [e.name for e in found.search("what files are in this folder")] == ["list_directory"]
+    fs = ToolIndex([entry("read", "filesystem", "Read.", None), entry("read", "other", "Read a thing.", None),
+                    entry("x", "other", "A system file.", None)])
+    assert fs.search("read a file")[0].server == "filesystem"  # "filesystem" counts as "file" + "system"
+
+
+def test_a_pronoun_does_not_find_a_server_named_like_it():
+    # "everything" named server-everything's 13 tools, ahead of the knowledge graph's delete
+    found = ToolIndex([entry("echo", "everything", "Echoes back the input string", {"properties": {"message": {}}}),
+                       entry("get-sum", "everything", "Returns the sum of two numbers", None),
+                       entry("delete_entities", "memory", "Delete multiple entities and their associated relations "
+                             "from the knowledge graph", {"properties": {"entityNames": {}}})])
+    assert [e.name for e in found.search("forget everything you know about Bob")] == ["delete_entities"]

@@ -247,3 +247,169 @@ async def test_a_streamed_async_chat_searches_too(llm, catalog):
     assert ends == ["search_tools", "calendar_create_event"]
     assert tool_names(llm.requests[0]) == ["search_tools"] and "calendar_create_event" in tool_names(llm.requests[1])
     assert llm.tool_messages(2)[-1]["content"].startswith("calendar_create_event ran with")
+
+
+def test_nothing_matched_says_so_and_lists_the_servers(llm, catalog):
+    llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "zzqx blorp"})]), Turn(content="ok"))
+    new_chat().with_tools(catalog.tools()).ask("?")
+    answer = llm.tool_messages(1)[0]["content"]
+    assert answer.startswith("No tool matched 'zzqx blorp' among 500 tools. Try other words")
+    assert "search_tools(server=NAME)" in answer
+    assert re.search(r"^- catalog: (.*\. )?500 tools: analytics_", answer, re.MULTILINE)  # a line per server
+
+
+def test_search_tools_offers_the_servers_to_browse(llm, catalog):
+    llm.then(Turn(content="ok"))
+    new_chat(tool_search=True).with_tools(catalog.tools()).ask("?")
+    definition = llm.requests[0]["tools"][0]["function"]
+    assert definition["parameters"]["properties"]["server"]["enum"] == ["catalog"]
+    assert "Give a server instead to list its tools" in definition["description"]
+
+
+def test_a_server_is_listed_by_name_or_argument_and_searched_within(llm, catalog):
+    llm.then(Turn(tool_calls=[("c1", "search_tools", {"server": "catalog"}),
+                              ("c2", "search_tools", {"query": "the catalog tools"}),
+                              ("c3", "search_tools", {"server": "catalog", "query": "send an email"}),
+                              ("c4", "search_tools", {"server": "nope"})]), Turn(content="ok"))
+    new_chat().with_tools(catalog.tools()).ask("?")
+    listed, named, within, unknown = (m["content"] for m in llm.tool_messages(1))
+    assert listed.startswith("Server 'catalog' has 500 tools; the first 30; call one by name")
+    assert len(re.findall(r"^- \w+", listed, re.MULTILINE)) == 30 and "Add a query to search among the 470" in listed
+    assert named == listed  # a query that only names a server lists it
+    assert within.startswith("Server 'catalog': ") and "- mail_send_message:" in within
+    assert unknown.startswith("Error: there is no server 'nope'; the servers are catalog.")
+    assert len(tool_names(llm.requests[1])) == 1 + 30 + 4  # search_tools, the 30 listed, then what was searched
+
+
+# -- semantic ranking with an embedding model (the /embeddings endpoint scripted at the HTTP level) --------
+
+CONCEPTS = (("forecast", "pour", "drizzle"), ("invoice", "bill"), ("calendar", "meeting"))
+
+
+def fake_embedding(text: str) -> list[float]:
+    """A vector per concept the text mentions (the tools' words and a request's other words for them)."""
+    low = text.lower()
+    return [1.0 if any(word in low for word in words) else 0.0 for words in CONCEPTS] + [0.01]
+
+
+@pytest.fixture
+def embedder():
+    from tests.chat.conftest import API_BASE, ScriptedLLM
+    from tests.llm_http import litellm_respx
+
+    calls: list[list[str]] = []
+
+    def answer(request):
+        import httpx
+
+        texts = json.loads(request.content)["input"]
+        calls.append(texts)
+        if embedder.failing:
+            return httpx.Response(500, json={"error": {"message": "embedding backend down"}})
+        usage = {"prompt_tokens": 1, "total_tokens": 1}
+        return httpx.Response(200, json={"object": "list", "model": "emb", "usage": usage,
+                                         "data": [{"object": "embedding", "index": i, "embedding": fake_embedding(t)}
+                                                  for i, t in enumerate(texts)]})
+
+    with litellm_respx() as router:
+        router.post(f"{API_BASE}/embeddings").mock(side_effect=answer)
+        embedder.failing = False
+        embedder.calls = calls
+        embedder.llm = ScriptedLLM(router)
+        yield embedder
+
+
+def embedding_model(request) -> dict:
+    from tests.chat.conftest import API_BASE
+
+    # a model name of its own per test: tool vectors are cached per process by model and text
+    return {"model": f"openai/emb-{request.node.name}", "api_base": API_BASE, "api_key": "sk-test-embed-key"}
+
+
+def test_an_embedding_model_ranks_by_meaning_and_embeds_a_catalog_once(embedder, catalog, request):
+    llm = embedder.llm
+    llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "will it pour tomorrow"})]), Turn(content="ok"),
+             Turn(tool_calls=[("c2", "search_tools", {"query": "will it pour tomorrow"})]), Turn(content="ok"),
+             Turn(tool_calls=[("c3", "search_tools", {"query": "a drizzle later?"})]), Turn(content="ok"))
+    assert new_chat().with_tools(catalog.tools()).ask("?") is not None  # lexically: nothing matches "pour"
+    assert llm.tool_messages(1)[0]["content"].startswith("No tool matched 'will it pour tomorrow'")
+    llm.requests.clear()
+    chat = new_chat(tool_search_embedding=embedding_model(request)).with_tools(catalog.tools())
+    chat.ask("?")
+    listed = re.findall(r"^- (\w+):", llm.tool_messages(1)[0]["content"], re.MULTILINE)
+    assert len(listed) == 5 and all("forecast" in name for name in listed)
+    assert [len(texts) for texts in embedder.calls] == [256, 244, 1]  # the catalog in two batches, the query
+    new_chat(tool_search_embedding=embedding_model(request)).with_tools(catalog.tools()).ask("?")
+    assert [len(texts) for texts in embedder.calls[3:]] == [1]  # another chat, same tools: the query only
+    assert all("calendar_" in text or "(server catalog)" in text for text in embedder.calls[0][:5])
+
+
+def test_a_failing_embedding_model_falls_back_to_words(embedder, catalog, request, caplog):
+    embedder.failing = True
+    llm = embedder.llm
+    llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "weather forecast"})]),
+             Turn(tool_calls=[("c2", "search_tools", {"query": "send an email"})]), Turn(content="ok"))
+    new_chat(tool_search_embedding=embedding_model(request)).with_tools(catalog.tools()).ask("?")
+    assert "- weather_get_forecast:" in llm.tool_messages(1)[0]["content"]
+    assert "- mail_send_message:" in llm.tool_messages(2)[-1]["content"]
+    warnings = [r.getMessage() for r in caplog.records if "embedding model" in r.getMessage()]
+    assert len(warnings) == 1 and "ranking by words instead" in warnings[0]  # once per kind of failure
+    assert "sk-test-embed-key" not in caplog.text
+    # the first search's attempts only (LiteLLM's client retries; max_retries=0 does not stop it for
+    # embeddings): the second search did not wait on the failing endpoint again
+    assert 1 <= len(embedder.calls) <= 3 and all(len(texts) == 256 for texts in embedder.calls)
+
+
+@pytest.mark.parametrize("bad", [3, "", {"api_base": "http://x"}, {"model": "m", "input": ["x"]}])
+def test_a_bad_embedding_setting_says_what_is_wrong(bad):
+    with pytest.raises(ml.ConfigError, match="tool_search_embedding"):
+        new_chat(tool_search_embedding=bad)
+
+
+@pytest.mark.thirdparty
+def test_a_miss_costs_one_round_against_server_everything(llm, catalog, everything_js):
+    # server-everything (TypeScript SDK, npm) beside the 500 generated tools: nothing matches the model's
+    # first words; the answer names the servers, the model lists one and calls the tool it finds there
+    config = {"command": "node", "args": [str(everything_js), "stdio"]}
+    with ml.client("everything", "stdio", config) as everything:
+        llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "zzqx 17 25"})]),
+                 Turn(tool_calls=[("c2", "search_tools", {"server": "everything"})]),
+                 Turn(tool_calls=[("c3", "get-sum", {"a": 17, "b": 25})]), Turn(content="42"))
+        chat = new_chat().with_tools(catalog.tools(), everything.tools())
+        assert chat.ask("What's 17 plus 25?").content == "42"
+    missed, listed, summed = (llm.tool_messages(i)[-1]["content"] for i in (1, 2, 3))
+    assert re.search(r"^- everything: Everything Reference Server\. 13 tools: echo, ", missed, re.MULTILINE)
+    assert listed.startswith("Server 'everything' has 13 tools; call one by name") and "\n- get-sum: " in listed
+    assert "get-sum" in tool_names(llm.requests[2]) and "42" in summed
+
+
+def test_meaning_and_words_are_fused(embedder, catalog, request):
+    # the fake embedding sees every billing_* tool alike; the words tell sending an invoice apart (and
+    # like mail tools too): fused, sending the invoice comes first, and more billing tools follow
+    embedder.llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "email the bill to the customer"})]),
+                      Turn(content="ok"))
+    new_chat(tool_search_embedding=embedding_model(request)).with_tools(catalog.tools()).ask("?")
+    listed = re.findall(r"^- (\w+):", embedder.llm.tool_messages(1)[0]["content"], re.MULTILINE)
+    from mcp_litellm._chat.tool_search import ToolIndex, entry
+
+    by_words = ToolIndex(entry(t.name, "catalog", t.description, t.input_schema) for t in catalog.tools())
+    alone = [e.name for e in by_words.search("email the bill to the customer")]
+    assert listed[0] == "billing_send_invoice" and listed != alone  # the words' best, then the meaning's
+    assert sum(n.startswith("billing_") for n in listed) > sum(n.startswith("billing_") for n in alone)
+
+
+def test_a_server_under_a_short_name_is_found_by_the_name_it_gives_itself(llm, catalog):
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("knowledge-graph-memory")
+
+    @server.tool()
+    def prune(name: str) -> str:
+        """Prune one node."""
+        return f"pruned {name}"
+
+    with ml.client("kg", "memory", {"server": server}) as kg:
+        llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "clear Bob out of memory"})]), Turn(content="ok"))
+        new_chat().with_tools(catalog.tools(), kg.tools()).ask("?")
+    listed = re.findall(r"^- (\w+):", llm.tool_messages(1)[0]["content"], re.MULTILINE)
+    assert listed[0] == "prune"  # "memory" is in no word of the tool, only in its server's own name

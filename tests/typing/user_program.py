@@ -113,6 +113,8 @@ def sync_use() -> None:
             if chunk.is_tool_end and chunk.tool_result is not None:
                 print(chunk.tool_result.text)
         searching = ml.Chat("gpt-4o-mini", tool_search="auto", tool_budget=2_000, result_budget=4_000)
+        ml.Chat("gpt-4o-mini", tool_search_embedding="openai/text-embedding-3-small")
+        ml.Chat("gpt-4o-mini", tool_search_embedding={"model": "openai/emb", "api_base": "http://127.0.0.1:8000/v1"})
         usage: ml.Usage | None = reply.usage
         cost: float | None = chat.usage.cost
         print(searching.tool_definitions(), usage.total_tokens if usage else 0, cost, ml.Chat("m", tool_search=False))

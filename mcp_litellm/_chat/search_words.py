@@ -1,0 +1,148 @@
+"""The words of tool search: identifiers split, common words dropped, a light stemmer, and a small table of
+the words people use in requests for the words tools are described with.
+
+The table is generic on purpose: each line is a meaning (a verb or a kind of thing tools act on) with the
+everyday words for it, not a list of request phrasings. A request's own words count fully; the related
+words they bring count :data:`RELATED_WEIGHT` as much, so a tool named with the user's own word wins over
+one that only shares a synonym.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STOP_WORDS = ("a an and are as at be by can do does for from get give i in into is it its me my need of on or "
+               "please some that the their them there these this to up use using want was what when where which "
+               "who will with would you your all any about how much s t also just let lets ll ve re d m "
+               "everything anything something nothing every thing things stuff one ones have has had been "
+               "am we us our he she his her him they then than so if not no yes now here over out again "
+               "very really could should may might must shall tell")
+STOP = frozenset(_STOP_WORDS.split(" "))
+RELATED_WEIGHT = 0.7
+
+# meaning: everyday words for it (each word gets the others as related words, query side only)
+_GROUPS = """
+create: create make new add build generate insert register setup
+store: store save remember record note jot keep write persist
+delete: delete remove erase drop forget destroy discard purge wipe clear
+update: update change edit modify alter replace fix set adjust
+read: read open view show display print see contents content text
+list: list show enumerate browse inventory listing
+search: search find look lookup locate query seek match grep
+move: move rename relocate transfer mv
+send: send email mail post message notify deliver
+mail: email mail mailbox inbox
+switch: switch checkout hop go jump change
+history: history log logs past previous recent commits
+stage: stage add index staging
+unstage: unstage reset undo restore
+diff: diff difference differences compare changes changed modified delta
+status: status state modified changed uncommitted dirty pending
+repeat: repeat echo say parrot back
+sum: sum add plus total addition adding arithmetic calculate
+image: image picture photo pic logo png jpg screenshot media
+environment: environment env variables variable vars config
+web: web page website site url link http https internet online article download grab fetch scrape
+time: time clock hour hours now current date day timezone zone o'clock morning night moment today
+convert: convert translate conversion equivalent
+folder: folder directory dir
+file: file document doc
+repository: repository repo git
+tree: tree structure hierarchy nested recursive
+size: size big large bytes biggest largest smallest
+metadata: metadata info information details stat stats permissions
+person: person people someone entity entities contact node nodes who
+fact: fact facts observation observations detail details preference preferences note notes
+relation: relation relations relationship link links connection connected between
+memory: memory remember recall knowledge graph forget know known knows
+allowed: allowed permitted access accessible allow
+wait: wait slow long delay sleep progress running simulate
+log: logging log logs messages
+compress: compress zip gzip archive
+"""
+
+RELATED: dict[str, tuple[tuple[str, ...], ...]] = {}  # word -> the meaning groups it belongs to
+# things in a request that name a kind of argument: a URL, a file name, an e-mail address
+_SHAPES = ((re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I), " url web page "),
+           (re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"), " email address "),
+           (re.compile(r"(?<!\w)(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"), " path "),
+           (re.compile(r"(?<![\w/.])[\w-]+\.[a-z][a-z0-9]{0,4}\b(?!\.\w)"), " file "),
+           (re.compile(r"\b(called|named|titled)\s+\S+", re.I), " name "),
+           (re.compile(r"\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)"), " "))
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word stems of ``text``: identifiers split at ``_``, ``-``, ``.`` and case changes;
+    common English words dropped; a light suffix stemmer (``files``/``listing``/``created`` ->
+    ``fil``/``list``/``creat``) so a request's wording meets a tool's."""
+    return [stem(w) for w in raw_words(text) if w not in STOP]
+
+
+def raw_words(text: str) -> list[str]:
+    """Lower-case words of ``text`` (identifiers split), unstemmed, stop words kept."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def query_words(text: str) -> list[str]:
+    """:func:`words` of a request, plus the words tools commonly use for them (``find`` -> ``search``)."""
+    return list(weighted_query(text))
+
+
+def weighted_query(text: str) -> dict[str, float]:
+    """The stems of a request with their weights: its own words 1, the related words they bring
+    :data:`RELATED_WEIGHT` (a word both said and related counts once, fully)."""
+    weights: dict[str, float] = {}
+    for group in query_groups(text):
+        for word, weight in group.items():
+            weights[word] = max(weight, weights.get(word, 0.0))
+    return weights
+
+
+def query_groups(text: str) -> list[dict[str, float]]:
+    """Per distinct word of a request, one group for each meaning it has (the word itself, weight 1, and
+    the meaning's other words, :data:`RELATED_WEIGHT`), or the word alone. A tool scores the best member
+    of each group, so a word with many synonyms counts no more than one without, while a word with two
+    meanings ("forget": delete, and memory) counts for both."""
+    groups: list[dict[str, float]] = []
+    for word in dict.fromkeys(words(shapes(text))):
+        meanings = RELATED.get(word) or ((),)
+        groups += [{**dict.fromkeys(meaning, RELATED_WEIGHT), word: 1.0} for meaning in meanings]
+    return groups
+
+
+def shapes(text: str) -> str:
+    """``text`` with each URL, e-mail address, path, file name, number, quoted text or thing "called" a
+    name replaced by the kind of value it is ("open notes.md" -> "open file"): the value itself says
+    nothing about the tool, its kind does (a request naming a file meets the file tools)."""
+    for pattern, kind in _SHAPES:
+        text = pattern.sub(kind, text)
+    return text
+
+
+def stem(word: str) -> str:
+    """A light English suffix stemmer (plurals, ``-ing``, ``-ed``, a final ``e``)."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and not word.endswith("sses"):
+        word = word[:-2] + "e"  # "boxes", "matches" (the "e" goes below)
+    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # "shipping" -> "ship"
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]  # "create"/"creat", "delete"/"delet"
+    return word
+
+
+def _load_groups() -> None:
+    for line in _GROUPS.strip().splitlines():
+        _, _, members = line.partition(":")
+        stems = list(dict.fromkeys(stem(w) for w in members.split()))
+        for word in stems:
+            RELATED[word] = (*RELATED.get(word, ()), tuple(s for s in stems if s != word))
+
+
+_load_groups()
