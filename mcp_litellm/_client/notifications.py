@@ -24,7 +24,7 @@ from mcp_types import LOG_LEVEL_META_KEY
 
 from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.listing import ListingMixin, call_handler
-from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.tool import ProgressHandler
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.telemetry import trace_context
@@ -87,6 +87,7 @@ class NotificationsMixin(ListingMixin):
         self._subscribed_uris: set[str] = set()
         self._listener: asyncio.Task[None] | None = None
         self._handler_tasks: set[asyncio.Task[Any]] = set()
+        self._log_level_pending = False  # on_logging/off_logging changed the level; the next request sends it
 
     def _add_notification_callbacks(self, options: SessionOptions) -> None:
         previous_handler, previous_logging = options.message_handler, options.logging_callback
@@ -130,6 +131,7 @@ class NotificationsMixin(ListingMixin):
                 logger.warning("server %r: could not listen for change notifications: %s", self.name, exc)
             return
         if self._log_handlers:
+            self._log_level_pending = False
             await self._apply_log_level(quiet=True)
         for uri in sorted(self._subscribed_uris):
             try:
@@ -210,46 +212,68 @@ class NotificationsMixin(ListingMixin):
                 raise
             logger.warning("server %r: could not set the log level to %s: %s", self.name, level, exc)
 
-    async def _add_log_handler(self, fn: LogHandler, level: str) -> Client:
+    async def _apply_pending_settings(self) -> None:
+        """Run before each request: send the log level ``on_logging``/``off_logging`` recorded (they do no I/O)."""
+        if self._log_level_pending:
+            self._log_level_pending = False
+            await self._apply_log_level(quiet=True)
+
+    def _record_log_handler(self, fn: LogHandler, level: str) -> Client:
         if not callable(fn):
             raise ConfigError(f"on_logging needs a callable, got {type(fn).__name__}")
         if level not in LOG_LEVELS:
             raise ConfigError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self._log_handlers.append((fn, LOG_LEVELS.index(level)))
+        self._log_level_pending = True
+        return self  # type: ignore[return-value]
+
+    async def _add_log_handler(self, fn: LogHandler, level: str) -> Client:
+        self._record_log_handler(fn, level)
+        self._log_level_pending = False
         await self._apply_log_level()
         return self  # type: ignore[return-value]
 
     def on_logging(self, fn: LogHandler, level: str = "info") -> Client:
         """Call ``fn(level, logger, data)`` for each server log message at ``level`` or above.
 
-        Sets the server's level (``logging/setLevel``) on 2025-era connections that offer it; on
-        2026-07-28 connections every request asks for log messages at that level instead. Without
-        any handler, server log messages go to the ``mcp_litellm`` logger at the matching level.
-        Returns the client.
+        Sets the server's level (``logging/setLevel``) on 2025-era connections that offer it, before the
+        client's next request (registration itself does no I/O, so it never blocks, from any thread or
+        event loop); on 2026-07-28 connections every request asks for log messages at that level
+        instead. Without any handler, server log messages go to the ``mcp_litellm`` logger at the
+        matching level. Returns the client.
         """
-        return run_sync(self._add_log_handler(fn, level))
+        return self._record_log_handler(fn, level)
 
     async def aon_logging(self, fn: LogHandler, level: str = "info") -> Client:
-        """Async twin of :meth:`on_logging`."""
+        """Async twin of :meth:`on_logging` that sets the server's level at once (its errors raise)."""
         return await run_async(self._add_log_handler(fn, level))
 
-    async def _remove_log_handler(self, fn: LogHandler) -> Client:
+    def _drop_log_handler(self, fn: LogHandler) -> bool:
         kept = [(handler, level) for handler, level in self._log_handlers if handler != fn]
-        if len(kept) != len(self._log_handlers):
-            self._log_handlers[:] = kept
-            if kept:  # with none left, messages go to the mcp_litellm logger, which filters them itself
-                await self._apply_log_level(quiet=True)
+        if len(kept) == len(self._log_handlers):
+            return False
+        self._log_handlers[:] = kept
+        # with none left, messages go to the mcp_litellm logger, which filters them itself
+        self._log_level_pending = bool(kept)
+        return bool(kept)
+
+    async def _remove_log_handler(self, fn: LogHandler) -> Client:
+        if self._drop_log_handler(fn):
+            self._log_level_pending = False
+            await self._apply_log_level(quiet=True)
         return self  # type: ignore[return-value]
 
     def off_logging(self, fn: LogHandler) -> Client:
         """Stop calling ``fn`` for server log messages (undoes :meth:`on_logging`; unknown ``fn``: no-op).
 
-        The server's level follows the remaining handlers. Returns the client.
+        The server's level follows the remaining handlers from the next request on (no I/O here).
+        Returns the client.
         """
-        return run_sync(self._remove_log_handler(fn))
+        self._drop_log_handler(fn)
+        return self  # type: ignore[return-value]
 
     async def aoff_logging(self, fn: LogHandler) -> Client:
-        """Async twin of :meth:`off_logging`."""
+        """Async twin of :meth:`off_logging` that sets the server's level at once."""
         return await run_async(self._remove_log_handler(fn))
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------

@@ -5,12 +5,14 @@ roots only when they are enabled or configured at that moment (sampling and elic
 by default). A server's sampling or elicitation request to a client that did not enable it is
 refused with a JSON-RPC error by the SDK.
 
-Registering a handler (or adding the first root) on a *running* client whose session did not
-advertise the capability re-initialises the session transparently (``restart()``): the server
+Registering a handler does no I/O: it records the setting, from any thread or event loop. On a
+*running* client whose session did not advertise the capability, the client's next request first
+re-initialises the session on the loop that owns it (see ``Client._connected``), so the server
 sees the new capability from then on. Requests in flight at that moment fail, and a stdio server
 process is restarted, so register handlers before ``start()`` (or pass them to ``ml.client``)
 when that matters. Handlers registered while the capability is already advertised take effect
-at once, without a restart.
+at once, without a restart. Adding the first root (``client.roots.add``, which does talk to the
+server) re-initialises at once.
 
 Callbacks run on the background loop: async user handlers run there, sync ones in a worker thread.
 Whatever a handler raises becomes an error response to the server; the session survives.
@@ -115,11 +117,12 @@ class ClientFeatureSet:
 
     # -- registration ------------------------------------------------------------------------------
 
-    def _ensure_advertised(self, capability: str) -> None:
-        host = self._host
-        if host.is_alive() and capability not in self._advertised:
-            logger.info("client %r re-initialises its session to advertise %s", host.name, capability)
-            host.restart()
+    def missing_capabilities(self) -> frozenset[str]:
+        """The enabled features the current session did not advertise (it must be re-initialised)."""
+        wanted = {name for name, on in (("sampling", self._sampling_settings.enabled),
+                                        ("elicitation", self._elicitation_settings.enabled),
+                                        ("roots", self._roots.configured)) if on}
+        return frozenset(wanted - self._advertised)
 
     def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
         """Enable sampling, answered by ``handler`` (``None``: the default LiteLLM completion)."""
@@ -128,14 +131,12 @@ class ClientFeatureSet:
             raise ConfigError("handler options need a handler class")
         self._sampling_settings = dataclasses.replace(self._sampling_settings, enabled=True, handler=spec)
         self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name, self._sampling_spend)
-        self._ensure_advertised("sampling")
 
     def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
         """Enable elicitation, answered by ``handler``."""
         spec = _settings.checked(HandlerSpec.of(handler, options), "elicitation")
         self._elicitation_settings = dataclasses.replace(self._elicitation_settings, enabled=True, handler=spec)
         self._elicitation_runner = ElicitationRunner(self._elicitation_settings, self._host.name)
-        self._ensure_advertised("elicitation")
 
     def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
         """Ask ``handler`` before every tool call (``None`` removes it)."""
