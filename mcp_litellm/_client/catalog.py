@@ -21,7 +21,7 @@ from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult,
 
 from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.call_context import run_in_context
-from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
+from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.prompt import PromptsMixin
@@ -31,6 +31,7 @@ from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_sp
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
+from mcp_litellm._core.user_code import call_user_code
 
 if TYPE_CHECKING:
     from mcp_litellm._client.connection import Connection
@@ -41,7 +42,7 @@ T = TypeVar("T")
 
 _OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
 
-__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "call_handler", "paginate"]
+__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "paginate"]
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ class _ProgressDelivery:
         async with self._turn:
             for handler, with_name in self._handlers:
                 try:
-                    await call_handler(handler, value, total, message, *((self._tool_name,) if with_name else ()))
+                    await call_user_code(handler, value, total, message, *((self._tool_name,) if with_name else ()))
                 except Exception:
                     logger.exception("progress handler for %s on %r failed", self._tool_name, self._client_name)
 
@@ -355,7 +356,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
         A tool whose ``task_support`` is ``"required"`` (or ``"optional"`` with ``task=True``) runs as a
         task: status messages go to ``on_progress``; a timeout or cancellation cancels the task.
 
-        Raises ``NotFoundError`` for an unknown name, ``TimeoutError``, ``TransportError`` or
+        Raises ``NotFoundError`` for an unknown name, ``RequestTimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
         return run_sync(self._execute(name, parameters, timeout, on_progress, task))

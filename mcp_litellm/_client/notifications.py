@@ -8,7 +8,7 @@ On 2025-era (handshake) connections the server pushes notifications, which arriv
   hands the events to the same ``message_handler``;
 - log messages arrive only for requests that carry a log level in ``_meta`` (``_request_meta``).
 
-User handlers run as tasks of their own (sync ones in a worker thread), never inline on the SDK's
+User handlers run as tasks of their own (sync ones on the worker pool of ``_core.user_code``), never inline on the SDK's
 receive path, so a slow handler cannot stall the session.
 """
 
@@ -23,12 +23,13 @@ import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
 from mcp_litellm._client.connection import legacy_call
-from mcp_litellm._client.listing import ListingMixin, call_handler
+from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.tool import ProgressHandler
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
+from mcp_litellm._core.user_code import call_user_code
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -148,7 +149,7 @@ class NotificationsMixin(ListingMixin):
     def _spawn(self, handler: Callable[..., Any], *args: Any) -> None:
         async def run() -> None:
             try:
-                await call_handler(handler, *args)
+                await call_user_code(handler, *args)
             except Exception:
                 logger.exception("notification handler %r of server %r failed", handler, self.name)
 

@@ -20,6 +20,7 @@ Whatever a handler raises becomes an error response to the server; the session s
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import logging
@@ -34,6 +35,7 @@ from mcp_litellm._client.roots import Roots
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.usage import Usage
+from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers import _settings
 from mcp_litellm.handlers._approval import decide_tool_call
 from mcp_litellm.handlers._elicitation import ElicitationRunner
@@ -75,6 +77,7 @@ class ClientFeatureSet:
                 hitl = _settings.checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
         self._hitl = hitl
         self._advertised: frozenset[str] = frozenset()
+        self._tasks: set[asyncio.Task[None]] = set()  # on_complete hooks running
         self._sampling_spend = SamplingSpend()
         self._sampling_runner = SamplingRunner(self._sampling_settings, host.name, self._sampling_spend)
         self._elicitation_runner = ElicitationRunner(self._elicitation_settings, host.name)
@@ -219,16 +222,25 @@ class ClientFeatureSet:
         return None
 
     def elicitation_completed(self, elicitation_id: str) -> None:
-        """Complete a URL elicitation the handler deferred, and tell a handler class that defines
-        ``on_complete(elicitation_id)``."""
-        ElicitationRegistry.complete(elicitation_id)
+        """Tell a handler class that defines ``on_complete(elicitation_id)``, then complete the URL
+        elicitation the handler deferred. Runs on the loop: the hook runs in a task of its own (a sync one
+        on the worker pool), so the session's receive path never waits for it."""
         spec = self._elicitation_settings.handler
         hook = getattr(spec.handler, "on_complete", None) if spec is not None else None
-        if callable(hook) and isinstance(spec.handler, type):  # type: ignore[union-attr]
+        if not (callable(hook) and isinstance(spec.handler, type)):  # type: ignore[union-attr]
+            ElicitationRegistry.complete(elicitation_id)
+            return
+
+        async def tell_then_complete() -> None:
             try:
-                hook(elicitation_id)
+                await call_user_code(hook, elicitation_id)
             except Exception:
                 logger.exception("on_complete of the elicitation handler of server %r failed", self._host.name)
+            ElicitationRegistry.complete(elicitation_id)
+
+        task = asyncio.get_running_loop().create_task(tell_then_complete())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- tool-call approval ------------------------------------------------------------------------
 
