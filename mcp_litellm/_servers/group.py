@@ -254,7 +254,9 @@ class ClientGroup:
             return client
         if name in self.failed:
             error = self.failed[name]
-            raise TransportError(f"server {name!r} is not available: it failed to start ({error})") from error
+            unavailable = TransportError(f"server {name!r} is not available: it failed to start ({error})")
+            unavailable.server = name
+            raise unavailable from error
         disabled = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not started; "
                     "remove that setting to use it") if name in self.disabled else None
         raise NotFoundError("server", name, self._clients, message=disabled)
@@ -555,9 +557,12 @@ def _offers(client: Client, capability: str) -> bool:
 
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     if isinstance(error, MCPLiteLLMError):
+        if error.server is None:
+            error.server = name
         return error
     wrapped = TransportError(f"could not start server {name!r}: {type(error).__name__}: {error}")
     wrapped.__cause__ = error
+    wrapped.server = name
     return wrapped
 
 
