@@ -25,6 +25,7 @@ from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
@@ -340,7 +341,7 @@ class Client(CatalogMixin):
             return False
 
         async def call(client: Any) -> Any:
-            if not (client.protocol_version or "").startswith(("2024", "2025")):
+            if is_modern(client.protocol_version):
                 return await client.session.discover()
             return await client.session.send_ping()
 

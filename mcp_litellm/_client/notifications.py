@@ -27,6 +27,7 @@ from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.tool import ProgressHandler
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
@@ -66,10 +67,6 @@ def _level_for_logger() -> str | None:
         if logger.isEnabledFor(python_level):
             return level
     return None
-
-
-def _is_modern(version: str | None) -> bool:
-    return bool(version) and not str(version).startswith(("2024", "2025"))
 
 
 class NotificationsMixin(ListingMixin):
@@ -114,7 +111,7 @@ class NotificationsMixin(ListingMixin):
         the SDK's own request path injects the trace context.)"""
         meta: dict[str, Any] = {}
         connection = self._connection
-        if connection is not None and connection.alive and _is_modern(connection.client.protocol_version):
+        if connection is not None and connection.alive and is_modern(connection.client.protocol_version):
             # Handlers choose the level; without them, ask for what the mcp_litellm logger would show.
             level = self._log_level() if self._log_handlers else _level_for_logger()
             if level is not None:
@@ -125,7 +122,7 @@ class NotificationsMixin(ListingMixin):
     async def _after_connect(self) -> None:
         """Run on the background loop once a session is up: server log level, listener, subscriptions."""
         connection = self._require_connection()
-        if _is_modern(connection.client.protocol_version):
+        if is_modern(connection.client.protocol_version):
             try:
                 await self._restart_listener(min(self._timeout(None), _FIRST_LISTEN_TIMEOUT))
             except Exception as exc:  # the session works without it: list changes just are not seen
@@ -196,7 +193,7 @@ class NotificationsMixin(ListingMixin):
 
     async def _apply_log_level(self, *, quiet: bool = False) -> None:
         connection = self._connection
-        if connection is None or not connection.alive or _is_modern(connection.client.protocol_version):
+        if connection is None or not connection.alive or is_modern(connection.client.protocol_version):
             return  # modern connections stamp the level on each request instead
         if connection.client.server_capabilities.logging is None:
             logger.debug("server %r does not offer logging/setLevel", self.name)
@@ -335,7 +332,7 @@ class NotificationsMixin(ListingMixin):
         resources = connection.client.server_capabilities.resources
         if subscribe and (resources is None or not resources.subscribe):
             raise UnsupportedFeature(f"server {self.name!r} does not support resource subscriptions")
-        if _is_modern(connection.client.protocol_version):
+        if is_modern(connection.client.protocol_version):
             before = set(self._subscribed_uris)
             self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
             if before != self._subscribed_uris:

@@ -34,6 +34,7 @@ from mcp_litellm._client.features import FeatureHost
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.usage import Usage
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers import _settings
@@ -197,8 +198,7 @@ class ClientFeatureSet:
             logger.info("client %r re-initialises its session to advertise roots", host.name)
             await host._restart()
             return
-        version = connection.client.protocol_version or ""
-        if not version.startswith(("2024", "2025")):
+        if is_modern(connection.client.protocol_version):
             return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
         async def notify(client: Any) -> None:
             await legacy_call(client.session.send_roots_list_changed)
