@@ -403,7 +403,8 @@ class ClientGroup:
         if not isinstance(uri, str) or not uri:
             raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {uri!r}")
         resources = await self._merged("aresources", False)
-        templates = await self._merged("aresource_templates", False)
+        listed = any(str(r.uri) == uri for r in resources)  # then the templates are not needed (nor fetched)
+        templates = [] if listed else await self._merged("aresource_templates", False)
         owner, _listed = resource_owner(uri, resources, templates, self._clients.values(),
                                         choose="read it from one: group[name].read_resource(uri)")
         value: str | bytes = await owner.aread_resource(uri)
