@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MAX_WORKERS", "call_user_code", "is_async_callable", "worker_threads"]
+__all__ = ["MAX_WORKERS", "call_user_code", "is_async_callable"]
 
 MAX_WORKERS = 40
 """How many threads run sync user code at most (the number ``anyio.to_thread`` allows by default)."""
@@ -70,17 +70,8 @@ class _Pool:
             with self._lock:
                 self._idle += 1
 
-    @property
-    def threads(self) -> int:
-        return len(self._threads)
-
 
 _pool = _Pool(MAX_WORKERS)
-
-
-def worker_threads() -> int:
-    """How many threads the pool has started so far (never more than :data:`MAX_WORKERS`)."""
-    return _pool.threads
 
 
 async def call_user_code(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
