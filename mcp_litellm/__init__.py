@@ -13,12 +13,13 @@ from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
+    RequestTimeoutError,
     ServerError,
-    TimeoutError,
     ToolLoopLimitError,
     TransportError,
     UnsupportedFeature,
 )
+from mcp_litellm._core.public import show_as_public as _show_as_public
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._servers.config_file import load_config
 from mcp_litellm._servers.group import ClientGroup, aestablish_connection, establish_connection
@@ -27,6 +28,10 @@ from mcp_litellm.handlers._settings import Config, config, configure
 
 __version__ = VERSION
 """The installed version of mcp-litellm (``"0+unknown"`` when run from a tree that was never installed)."""
+
+TimeoutError = RequestTimeoutError
+"""Deprecated alias of :class:`RequestTimeoutError` (its old name, which shadowed the builtin); left out of
+``__all__`` so ``from mcp_litellm import *`` no longer shadows the builtin ``TimeoutError``."""
 
 __all__ = [
     "AuthError",
@@ -44,8 +49,8 @@ __all__ = [
     "PromptArgument",
     "Resource",
     "ResourceTemplate",
+    "RequestTimeoutError",
     "ServerError",
-    "TimeoutError",
     "Task",
     "Tool",
     "ToolCall",
@@ -66,3 +71,5 @@ __all__ = [
     "to_litellm_tools",
     "use_running_loop",
 ]
+
+_show_as_public(globals(), __all__)  # public classes show as mcp_litellm.X in reprs and tracebacks

@@ -30,6 +30,8 @@ from mcp_types import (
     TextContent,
 )
 
+from mcp_litellm._core.protocol import is_modern
+
 NOTES = {
     "mcp": "The Model Context Protocol connects language models to tools, resources and prompts.",
     "litellm": "LiteLLM calls 100+ model providers with one OpenAI-style API.",
@@ -73,7 +75,7 @@ async def _ask(ctx: Context, key: str, request: Any, result_type: Any) -> Any:
     Up to 2025-11-25 the server sends the request during the tool call. From 2026-07-28 the tool call
     answers "input required" and the client calls again with the answer (``_NeedInput``).
     """
-    if (ctx.protocol_version or "2025-11-25").startswith(("2024", "2025")):
+    if not is_modern(ctx.protocol_version):
         return await ctx.session.send_request(
             request, result_type, metadata=ServerMessageMetadata(related_request_id=ctx.request_id))
     answer = (ctx.input_responses or {}).get(key)

@@ -30,6 +30,7 @@ from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, ToolLoopLimitError
 from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.types import HookResult
+from mcp_litellm._core.user_code import call_user_code
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -60,11 +61,12 @@ def _arity(fn: Callable[..., Any]) -> int:
 
 
 async def _call(fn: Callable[..., Any], *args: Any) -> None:
-    """Call a user hook (sync or async) with as many of ``args`` as it takes; a failing hook is logged."""
+    """Call a user hook (sync or async) with as many of ``args`` as it takes; a failing hook is logged.
+
+    A sync hook runs on the worker pool (``call_user_code``), never on the loop, which may carry every
+    MCP session: one slow hook must not stall the other chats and clients."""
     try:
-        result = fn(*args[: _arity(fn)])
-        if inspect.isawaitable(result):
-            await result
+        await call_user_code(fn, *args[: _arity(fn)])
     except Exception:
         logger.exception("chat hook %r failed", getattr(fn, "__name__", fn))
 
@@ -302,9 +304,7 @@ class Chat:
         async with aclosing(chunks):
             async for chunk in chunks:
                 if on_chunk is not None:
-                    result = on_chunk(chunk)
-                    if inspect.isawaitable(result):
-                        await result
+                    await call_user_code(on_chunk, chunk)  # a sync one on the worker pool, in order
         assert self.last_message is not None
         return self.last_message
 

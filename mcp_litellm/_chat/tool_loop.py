@@ -8,13 +8,9 @@ model can read, so the conversation carries on and every call gets its answer.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import inspect
 import json
 import logging
-import threading
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -27,6 +23,7 @@ from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.naming import safe_tool_name
+from mcp_litellm._core.user_code import call_user_code, is_async_callable
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -38,7 +35,8 @@ class LocalTool:
     """A Python function offered to the model next to MCP tools.
 
     ``definition`` is the LiteLLM/OpenAI tool dict; ``function`` is called with the arguments as
-    keywords (sync functions run in a daemon worker thread of their own, async ones are awaited).
+    keywords (sync functions run on the bounded worker pool of ``_core.user_code``, async ones are
+    awaited).
     """
 
     definition: dict[str, Any]
@@ -51,50 +49,13 @@ class LocalTool:
 
     async def arun(self, arguments: dict[str, Any]) -> ToolResult:
         """Call the function and wrap what it returns as a :class:`ToolResult`."""
-        if inspect.iscoroutinefunction(self.function):
-            value = await self.function(**arguments)
-        else:
-            value = await _in_thread(self.function, arguments, self.name)
-            if inspect.isawaitable(value):
-                value = await value
+        value = await call_user_code(self.function, **arguments)
         if isinstance(value, ToolResult):
             return value
         from mcp_types import TextContent
 
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         return ToolResult(content=[TextContent(type="text", text=text)], tool_name=self.name)
-
-
-async def _in_thread(function: Callable[..., Any], arguments: dict[str, Any], name: str) -> Any:
-    """``function(**arguments)`` in a new daemon thread (with the caller's context variables).
-
-    A thread cannot be killed: when the caller stops waiting (a tool timeout), the call runs on by
-    itself without holding a pool slot, and it does not keep the interpreter from exiting.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(value: Any, error: BaseException | None) -> None:
-        if future.done():  # the caller stopped waiting
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)
-
-    def work() -> None:
-        value: Any = None
-        error: BaseException | None = None
-        try:
-            value = context.run(function, **arguments)
-        except BaseException as exc:
-            error = exc
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
-            loop.call_soon_threadsafe(settle, value, error)
-
-    threading.Thread(target=work, name=f"mcp_litellm tool {name}", daemon=True).start()
-    return await future
 
 
 def _schema_of(function: Callable[..., Any]) -> dict[str, Any]:
@@ -258,7 +219,7 @@ async def _run_local(tool: LocalTool, arguments: dict[str, Any], timeout: float 
     """
     with anyio.move_on_after(timeout):
         return await tool.arun(arguments)
-    stopped = "it was cancelled" if inspect.iscoroutinefunction(tool.function) else "the chat stopped waiting for it"
+    stopped = "it was cancelled" if is_async_callable(tool.function) else "the chat stopped waiting for it"
     return ToolResult.error(f"Error: the tool {tool.name} timed out after {timeout:g}s; {stopped}.", tool.name)
 
 

@@ -20,6 +20,7 @@ from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, Tr
 from mcp_litellm._core.redact import redact_url
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.group import ClientGroup
+from mcp_litellm._servers.resource_owner import resource_owner
 
 PROG = "mcp-litellm"
 DEMO_SERVER = "demo"
@@ -412,14 +413,6 @@ def check_arguments(tool_name: str, arguments: dict[str, Any], schema: dict[str,
                          f"({_argument_list(schema)})")
 
 
-def _template_regex(template: str) -> re.Pattern[str]:
-    parts = re.split(r"(\{[^}]*\})", template)
-    pattern = "".join(
-        (".+" if part[1:2] in "+#" else "[^/?#]+") if part.startswith("{") else re.escape(part) for part in parts
-    )
-    return re.compile(pattern)
-
-
 _RESOURCE_NOT_FOUND = (-32002, -32602)
 """JSON-RPC codes servers answer an unknown resource with (the spec's -32002; the SDK's MCPServer -32602)."""
 
@@ -428,31 +421,11 @@ def _known_resources(group: ClientGroup) -> list[str]:
     return [str(r.uri) for r in group.resources()] + [t.uri_template for t in group.resource_templates()]
 
 
-def _find_resource_client(group: ClientGroup, uri: str) -> tuple[Any, bool]:
-    """The client to read ``uri`` from, and whether a server lists it (as a resource or a template match).
-
-    A URI no server lists is still tried when only one server runs (servers need not list everything);
-    a URI listed by several servers is a usage error that names them.
-    """
-    offering = [r.client for r in group.resources() if str(r.uri) == uri]
-    if not offering:
-        offering = [t.client for t in group.resource_templates() if _template_regex(t.uri_template).fullmatch(uri)]
-    offering = list({id(client): client for client in offering}.values())
-    if len(offering) > 1:
-        servers = ", ".join(repr(client.name) for client in offering)
-        raise UsageError(f"resource {uri!r} is offered by several servers ({servers}); choose one with --server")
-    if offering:
-        return offering[0], True
-    clients = list(group)
-    if len(clients) == 1:
-        return clients[0], False
-    raise NotFoundError("resource", uri, _known_resources(group))
-
-
 def read(args: argparse.Namespace) -> int:
     """``mcp-litellm read URI``: print (or save) a resource's content."""
     with connect(args) as group:
-        client, listed = _find_resource_client(group, args.uri)
+        client, listed = resource_owner(args.uri, group.resources(), group.resource_templates(), group,
+                                        choose="choose one with --server")
         try:
             content = client.read_resource(args.uri)
         except ServerError as exc:  # not found is exit code 2 whether one server runs or several

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import fnmatch
 import inspect
 import logging
 from collections.abc import Mapping
@@ -21,7 +20,7 @@ from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult,
 
 from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.call_context import run_in_context
-from mcp_litellm._client.listing import MAX_PAGES, call_handler, paginate
+from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.prompt import PromptsMixin
@@ -30,7 +29,8 @@ from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progre
 from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
-from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name
+from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
+from mcp_litellm._core.user_code import call_user_code
 
 if TYPE_CHECKING:
     from mcp_litellm._client.connection import Connection
@@ -41,7 +41,7 @@ T = TypeVar("T")
 
 _OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
 
-__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "call_handler", "paginate"]
+__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "paginate"]
 
 
 @dataclass(frozen=True)
@@ -49,26 +49,25 @@ class ToolFilter:
     """Which of its server's tools a client offers: a config's ``include_tools`` / ``exclude_tools``.
 
     Patterns are tool names or globs (``"write_*"``), matched against the server's name for a tool and
-    the client's name for it. A left-out tool is neither listed nor callable through the client.
+    the client's name for it, or ``"{server}__{glob}"`` (see ``_core.naming.tool_matches``, the rule the
+    group's ``include``/``exclude`` follow too). A left-out tool is neither listed nor callable through
+    the client.
     """
 
     include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
 
-    def why_left_out(self, *names: str) -> str | None:
-        """Why a tool with these names is left out (the setting's name), or ``None`` if it is offered."""
-        def matches(patterns: tuple[str, ...]) -> bool:
-            return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
-
-        if self.include is not None and not matches(self.include):
+    def why_left_out(self, server: str, *names: str) -> str | None:
+        """Why a tool of ``server`` with these names is left out (the setting's name), or ``None`` if it is offered."""
+        if self.include is not None and not tool_matches(self.include, server, *names):
             return "not in include_tools"
-        if matches(self.exclude):
+        if tool_matches(self.exclude, server, *names):
             return "excluded by exclude_tools"
         return None
 
     def apply(self, tools: list[Tool]) -> list[Tool]:
         """The tools this filter lets through, in order."""
-        return [tool for tool in tools if self.why_left_out(tool.mcp_name, tool.name) is None]
+        return [tool for tool in tools if self.why_left_out(tool.client.name, tool.mcp_name, tool.name) is None]
 
 
 def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
@@ -143,7 +142,7 @@ class _ProgressDelivery:
         async with self._turn:
             for handler, with_name in self._handlers:
                 try:
-                    await call_handler(handler, value, total, message, *((self._tool_name,) if with_name else ()))
+                    await call_user_code(handler, value, total, message, *((self._tool_name,) if with_name else ()))
                 except Exception:
                     logger.exception("progress handler for %s on %r failed", self._tool_name, self._client_name)
 
@@ -217,7 +216,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
         try:
             found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
         except NotFoundError as error:
-            reason = self.tool_filter.why_left_out(name) if self.tool_filter is not None else None
+            reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None
             if reason is None:
                 raise
             raise NotFoundError("tool", name, error.available, message=(
@@ -355,7 +354,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
         A tool whose ``task_support`` is ``"required"`` (or ``"optional"`` with ``task=True``) runs as a
         task: status messages go to ``on_progress``; a timeout or cancellation cancels the task.
 
-        Raises ``NotFoundError`` for an unknown name, ``TimeoutError``, ``TransportError`` or
+        Raises ``NotFoundError`` for an unknown name, ``RequestTimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
         return run_sync(self._execute(name, parameters, timeout, on_progress, task))

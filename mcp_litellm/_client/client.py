@@ -25,6 +25,7 @@ from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
@@ -182,16 +183,17 @@ class Client(CatalogMixin):
         """Enable sampling, answered by ``handler`` (a ``SamplingHandler`` class with option
         overrides, or a function ``fn(sample)``; ``None``: the default LiteLLM completion).
 
-        On a running client that did not advertise sampling, the session is re-initialised.
-        Returns the client.
+        Only records the handler (no I/O: it never blocks, from any thread or event loop). On a running
+        client whose session did not advertise sampling, the next request re-initialises the session
+        first. Returns the client.
         """
         self._features.on_sampling(handler, options)
         return self
 
     def on_elicitation(self, handler: ElicitationHandlerArg, **options: Any) -> Client:
         """Enable elicitation, answered by ``handler`` (an ``ElicitationHandler`` class with option
-        overrides, or a function ``fn(elicitation)``). Re-initialises a running session that did not
-        advertise elicitation. Returns the client."""
+        overrides, or a function ``fn(elicitation)``). Only records the handler (no I/O); the next
+        request re-initialises a running session that did not advertise elicitation. Returns the client."""
         self._features.on_elicitation(handler, options)
         return self
 
@@ -228,14 +230,36 @@ class Client(CatalogMixin):
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
-    async def _start(self) -> None:
-        """Connect, one start at a time (concurrent first calls and ``astart()`` share one connect)."""
+    def _lifecycle_lock(self) -> asyncio.Lock:
+        """The lock that serialises connects and re-initialisations (one per owner loop)."""
         loop = asyncio.get_running_loop()
         if self._start_lock is None or self._start_lock[0] is not loop:
             self._start_lock = (loop, asyncio.Lock())
-        async with self._start_lock[1]:
+        return self._start_lock[1]
+
+    async def _start(self) -> None:
+        """Connect, one start at a time (concurrent first calls and ``astart()`` share one connect)."""
+        async with self._lifecycle_lock():
             await self._start_now()
         self._connect_on_first_use = False
+
+    async def _advertise_what_was_registered(self) -> None:
+        """Re-initialise a live session that misses a capability registered since it started.
+
+        ``on_sampling``/``on_elicitation`` only record the setting (registration does no I/O, so it
+        neither blocks nor raises on any loop); the next request lands here, on the owner loop.
+        Concurrent requests share one re-initialisation.
+        """
+        if not self._features.missing_capabilities():
+            return
+        async with self._lifecycle_lock():
+            missing = self._features.missing_capabilities()
+            connection = self._connection
+            if not missing or connection is None or not connection.alive:
+                return
+            logger.info("client %r re-initialises its session to advertise %s", self.name, ", ".join(sorted(missing)))
+            await self._stop()
+            await self._start_now()
 
     async def _start_now(self) -> None:
         if self._connection is not None and self._connection.alive:
@@ -318,7 +342,7 @@ class Client(CatalogMixin):
             return False
 
         async def call(client: Any) -> Any:
-            if not (client.protocol_version or "").startswith(("2024", "2025")):
+            if is_modern(client.protocol_version):
                 return await client.session.discover()
             return await client.session.send_ping()
 
@@ -404,8 +428,11 @@ class Client(CatalogMixin):
         """
         if self._connect_on_first_use:
             await self._start()
+        self._require_connection()
+        await self._advertise_what_was_registered()
         connection = self._require_connection()
         await connection.reconnect(self.request_timeout)
+        await self._apply_pending_settings()
         return connection
 
     def __repr__(self) -> str:

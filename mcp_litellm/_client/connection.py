@@ -39,7 +39,14 @@ from pydantic import ValidationError
 
 from mcp_litellm._client.call_context import CallContexts
 from mcp_litellm._client.loop import get_loop
-from mcp_litellm._core.errors import AuthError, ConfigError, MCPLiteLLMError, ServerError, TimeoutError, TransportError
+from mcp_litellm._core.errors import (
+    AuthError,
+    ConfigError,
+    MCPLiteLLMError,
+    RequestTimeoutError,
+    ServerError,
+    TransportError,
+)
 from mcp_litellm._transports import open_transport
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
 from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE, max_message_size
@@ -212,6 +219,14 @@ def _http_failure(failure: HttpStatus, exc: MCPError, *, server: str, method: st
                       detail=None if stand_in else exc.message)
 
 
+def _name_the_request(exc: MCPLiteLLMError, server: str, method: str | None) -> None:
+    """Set the server and method a failure belongs to, unless a deeper request already did."""
+    if exc.server is None:
+        exc.server = server
+    if exc.method is None and method is not None:
+        exc.method = method
+
+
 def translate(
     exc: BaseException, *, server: str, method: str, timeout: float | None, http: HttpObserver | None = None
 ) -> MCPLiteLLMError | None:
@@ -234,10 +249,10 @@ def translate(
             why = f" ({exc.message})" if exc.message and exc.message != "Connection closed" else ""
             return TransportError(f"the connection to server {server!r} closed during {method}{why}")
         if exc.code == REQUEST_TIMEOUT:
-            return TimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
+            return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
         return ServerError(exc.code, exc.message, exc.data, method=method)
     if isinstance(exc, builtins.TimeoutError):
-        return TimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
+        return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
     if isinstance(exc, httpx2.HTTPStatusError):
         return http_error(exc.response.status_code, exc.response.reason_phrase,
                           lead=f"server {server!r} answered {method} with")
@@ -274,7 +289,14 @@ class _Session:
         self._idle.set()
 
     async def open(self, timeout: float | None) -> None:
-        """Start the owner task and wait until the handshake finished or failed."""
+        """Start the owner task and wait until the handshake finished or failed (errors name the server)."""
+        try:
+            await self._open(timeout)
+        except MCPLiteLLMError as exc:
+            _name_the_request(exc, self.name, None)
+            raise
+
+    async def _open(self, timeout: float | None) -> None:
         assert asyncio.get_running_loop() is get_loop()
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-litellm:{self.name}")
         try:
@@ -283,7 +305,7 @@ class _Session:
                 await self._ready.wait()
         except builtins.TimeoutError:
             await self.close()
-            raise TimeoutError(
+            raise RequestTimeoutError(
                 f"server {self.name!r} did not finish connecting within {timeout}s; check the command/url "
                 "and the server's log (logger 'mcp_litellm.server'), or raise request_timeout"
             ) from None
@@ -323,7 +345,7 @@ class _Session:
             return http_error(error.response.status_code, error.response.reason_phrase,
                               lead=f"could not connect to server {self.name!r}: it answered")
         mapped = translate(error, server=self.name, method="initialize", timeout=None)
-        if isinstance(mapped, TransportError | TimeoutError):
+        if isinstance(mapped, TransportError | RequestTimeoutError):
             return TransportError(f"could not connect to server {self.name!r}: {mapped}")
         if mapped is not None:
             return TransportError(f"server {self.name!r} failed the MCP handshake: {mapped}")
@@ -559,8 +581,16 @@ class Connection:
         """Run ``call(client)`` with ``timeout`` and translate failures. Runs on the background loop.
 
         An expired HTTP session is re-initialised once and the call retried on the new session; a
-        lost HTTP session is reconnected (once) before the call.
+        lost HTTP session is reconnected (once) before the call. Every error raised here names this
+        server and ``method`` in its ``server``/``method`` attributes (the one place requests are made).
         """
+        try:
+            return await self._request(method, call, timeout)
+        except MCPLiteLLMError as exc:
+            _name_the_request(exc, self.name, method)
+            raise
+
+    async def _request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
         session, seen = self._session, self._renewals
         if not session.alive and self.reconnects:
             session = await self._renew(seen, timeout, why="lost")

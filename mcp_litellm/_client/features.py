@@ -27,7 +27,6 @@ class FeatureHost(Protocol):
     _connection: Connection | None
 
     def is_alive(self) -> bool: ...
-    def restart(self) -> Any: ...
     async def _restart(self) -> None: ...
     def _timeout(self, timeout: float | None) -> float: ...
     def _span_attributes(self) -> dict[str, Any]: ...
@@ -49,10 +48,10 @@ class ClientFeatures(Protocol):
     def sampling_usage(self) -> Usage: ...
 
     def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
-        """Enable sampling with ``handler`` (``None``: the default completion)."""
+        """Enable sampling with ``handler`` (``None``: the default completion); records it, no I/O."""
 
     def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
-        """Enable elicitation with ``handler``."""
+        """Enable elicitation with ``handler``; records it, no I/O."""
 
     def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
         """Approve tool calls with ``handler`` (``None``: none)."""
@@ -65,6 +64,10 @@ class ClientFeatures(Protocol):
 
     def add_session_callbacks(self, options: SessionOptions) -> None:
         """Add the callbacks (and so the capabilities) of the enabled features to ``options``."""
+
+    def missing_capabilities(self) -> frozenset[str]:
+        """Features enabled since the session started that it did not advertise (registration does no
+        I/O: the client's next request re-initialises the session when this is not empty)."""
 
     async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         """A denial reason, or ``None`` to let the call run."""

@@ -1,4 +1,4 @@
-"""Shared plumbing for what a server lists: pagination, a per-kind cache, user-handler calls.
+"""Shared plumbing for what a server lists: pagination and a per-kind cache.
 
 The cache holds one converted list per kind (``"tools"``, ``"resources"``, ``"resource_templates"``,
 ``"prompts"``) plus resource contents (``"contents"``). A list_changed notification drops its kind;
@@ -12,8 +12,6 @@ takes any cached copy, so a server that says 0 is not asked for its whole list b
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -51,16 +49,6 @@ async def paginate(fetch: Callable[[str | None], Awaitable[Any]], items: str, *,
         seen.add(cursor)
     logger.warning("server %r returned more than %d pages of %s; stopping", server, MAX_PAGES, items)
     return collected
-
-
-async def call_handler(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call a user handler that may be sync or async; sync ones run in a worker thread, never on the loop."""
-    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
-        return await fn(*args)
-    result = await asyncio.to_thread(fn, *args)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
 
 
 class ListingMixin:

@@ -8,7 +8,7 @@ On 2025-era (handshake) connections the server pushes notifications, which arriv
   hands the events to the same ``message_handler``;
 - log messages arrive only for requests that carry a log level in ``_meta`` (``_request_meta``).
 
-User handlers run as tasks of their own (sync ones in a worker thread), never inline on the SDK's
+User handlers run as tasks of their own (sync ones on the worker pool of ``_core.user_code``), never inline on the SDK's
 receive path, so a slow handler cannot stall the session.
 """
 
@@ -23,12 +23,14 @@ import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
 from mcp_litellm._client.connection import legacy_call
-from mcp_litellm._client.listing import ListingMixin, call_handler
-from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.listing import ListingMixin
+from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.tool import ProgressHandler
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
+from mcp_litellm._core.user_code import call_user_code
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -67,10 +69,6 @@ def _level_for_logger() -> str | None:
     return None
 
 
-def _is_modern(version: str | None) -> bool:
-    return bool(version) and not str(version).startswith(("2024", "2025"))
-
-
 class NotificationsMixin(ListingMixin):
     """Handler registration and the session-side plumbing that feeds the handlers."""
 
@@ -87,6 +85,7 @@ class NotificationsMixin(ListingMixin):
         self._subscribed_uris: set[str] = set()
         self._listener: asyncio.Task[None] | None = None
         self._handler_tasks: set[asyncio.Task[Any]] = set()
+        self._log_level_pending = False  # on_logging/off_logging changed the level; the next request sends it
 
     def _add_notification_callbacks(self, options: SessionOptions) -> None:
         previous_handler, previous_logging = options.message_handler, options.logging_callback
@@ -112,7 +111,7 @@ class NotificationsMixin(ListingMixin):
         the SDK's own request path injects the trace context.)"""
         meta: dict[str, Any] = {}
         connection = self._connection
-        if connection is not None and connection.alive and _is_modern(connection.client.protocol_version):
+        if connection is not None and connection.alive and is_modern(connection.client.protocol_version):
             # Handlers choose the level; without them, ask for what the mcp_litellm logger would show.
             level = self._log_level() if self._log_handlers else _level_for_logger()
             if level is not None:
@@ -123,13 +122,14 @@ class NotificationsMixin(ListingMixin):
     async def _after_connect(self) -> None:
         """Run on the background loop once a session is up: server log level, listener, subscriptions."""
         connection = self._require_connection()
-        if _is_modern(connection.client.protocol_version):
+        if is_modern(connection.client.protocol_version):
             try:
                 await self._restart_listener(min(self._timeout(None), _FIRST_LISTEN_TIMEOUT))
             except Exception as exc:  # the session works without it: list changes just are not seen
                 logger.warning("server %r: could not listen for change notifications: %s", self.name, exc)
             return
         if self._log_handlers:
+            self._log_level_pending = False
             await self._apply_log_level(quiet=True)
         for uri in sorted(self._subscribed_uris):
             try:
@@ -146,7 +146,7 @@ class NotificationsMixin(ListingMixin):
     def _spawn(self, handler: Callable[..., Any], *args: Any) -> None:
         async def run() -> None:
             try:
-                await call_handler(handler, *args)
+                await call_user_code(handler, *args)
             except Exception:
                 logger.exception("notification handler %r of server %r failed", handler, self.name)
 
@@ -193,7 +193,7 @@ class NotificationsMixin(ListingMixin):
 
     async def _apply_log_level(self, *, quiet: bool = False) -> None:
         connection = self._connection
-        if connection is None or not connection.alive or _is_modern(connection.client.protocol_version):
+        if connection is None or not connection.alive or is_modern(connection.client.protocol_version):
             return  # modern connections stamp the level on each request instead
         if connection.client.server_capabilities.logging is None:
             logger.debug("server %r does not offer logging/setLevel", self.name)
@@ -210,46 +210,68 @@ class NotificationsMixin(ListingMixin):
                 raise
             logger.warning("server %r: could not set the log level to %s: %s", self.name, level, exc)
 
-    async def _add_log_handler(self, fn: LogHandler, level: str) -> Client:
+    async def _apply_pending_settings(self) -> None:
+        """Run before each request: send the log level ``on_logging``/``off_logging`` recorded (they do no I/O)."""
+        if self._log_level_pending:
+            self._log_level_pending = False
+            await self._apply_log_level(quiet=True)
+
+    def _record_log_handler(self, fn: LogHandler, level: str) -> Client:
         if not callable(fn):
             raise ConfigError(f"on_logging needs a callable, got {type(fn).__name__}")
         if level not in LOG_LEVELS:
             raise ConfigError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self._log_handlers.append((fn, LOG_LEVELS.index(level)))
+        self._log_level_pending = True
+        return self  # type: ignore[return-value]
+
+    async def _add_log_handler(self, fn: LogHandler, level: str) -> Client:
+        self._record_log_handler(fn, level)
+        self._log_level_pending = False
         await self._apply_log_level()
         return self  # type: ignore[return-value]
 
     def on_logging(self, fn: LogHandler, level: str = "info") -> Client:
         """Call ``fn(level, logger, data)`` for each server log message at ``level`` or above.
 
-        Sets the server's level (``logging/setLevel``) on 2025-era connections that offer it; on
-        2026-07-28 connections every request asks for log messages at that level instead. Without
-        any handler, server log messages go to the ``mcp_litellm`` logger at the matching level.
-        Returns the client.
+        Sets the server's level (``logging/setLevel``) on 2025-era connections that offer it, before the
+        client's next request (registration itself does no I/O, so it never blocks, from any thread or
+        event loop); on 2026-07-28 connections every request asks for log messages at that level
+        instead. Without any handler, server log messages go to the ``mcp_litellm`` logger at the
+        matching level. Returns the client.
         """
-        return run_sync(self._add_log_handler(fn, level))
+        return self._record_log_handler(fn, level)
 
     async def aon_logging(self, fn: LogHandler, level: str = "info") -> Client:
-        """Async twin of :meth:`on_logging`."""
+        """Async twin of :meth:`on_logging` that sets the server's level at once (its errors raise)."""
         return await run_async(self._add_log_handler(fn, level))
 
-    async def _remove_log_handler(self, fn: LogHandler) -> Client:
+    def _drop_log_handler(self, fn: LogHandler) -> bool:
         kept = [(handler, level) for handler, level in self._log_handlers if handler != fn]
-        if len(kept) != len(self._log_handlers):
-            self._log_handlers[:] = kept
-            if kept:  # with none left, messages go to the mcp_litellm logger, which filters them itself
-                await self._apply_log_level(quiet=True)
+        if len(kept) == len(self._log_handlers):
+            return False
+        self._log_handlers[:] = kept
+        # with none left, messages go to the mcp_litellm logger, which filters them itself
+        self._log_level_pending = bool(kept)
+        return bool(kept)
+
+    async def _remove_log_handler(self, fn: LogHandler) -> Client:
+        if self._drop_log_handler(fn):
+            self._log_level_pending = False
+            await self._apply_log_level(quiet=True)
         return self  # type: ignore[return-value]
 
     def off_logging(self, fn: LogHandler) -> Client:
         """Stop calling ``fn`` for server log messages (undoes :meth:`on_logging`; unknown ``fn``: no-op).
 
-        The server's level follows the remaining handlers. Returns the client.
+        The server's level follows the remaining handlers from the next request on (no I/O here).
+        Returns the client.
         """
-        return run_sync(self._remove_log_handler(fn))
+        self._drop_log_handler(fn)
+        return self  # type: ignore[return-value]
 
     async def aoff_logging(self, fn: LogHandler) -> Client:
-        """Async twin of :meth:`off_logging`."""
+        """Async twin of :meth:`off_logging` that sets the server's level at once."""
         return await run_async(self._remove_log_handler(fn))
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
@@ -310,7 +332,7 @@ class NotificationsMixin(ListingMixin):
         resources = connection.client.server_capabilities.resources
         if subscribe and (resources is None or not resources.subscribe):
             raise UnsupportedFeature(f"server {self.name!r} does not support resource subscriptions")
-        if _is_modern(connection.client.protocol_version):
+        if is_modern(connection.client.protocol_version):
             before = set(self._subscribed_uris)
             self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
             if before != self._subscribed_uris:

@@ -30,6 +30,7 @@ from mcp_types import CallToolResult, RequestParams, Result
 from mcp_types import Request as _Request
 
 from mcp_litellm._core.errors import ServerError
+from mcp_litellm._core.protocol import is_modern as _is_modern_version
 from mcp_litellm._core.redact import short_token
 
 if TYPE_CHECKING:
@@ -161,8 +162,9 @@ class TaskState:
 
 
 def is_modern(session: ClientSession) -> bool:
-    version = getattr(session, "protocol_version", None) or getattr(session, "_negotiated_version", None) or ""
-    return not str(version).startswith(("2024", "2025"))
+    """True when ``session`` speaks the 2026 era (see ``_core.protocol.is_modern``)."""
+    version = getattr(session, "protocol_version", None) or getattr(session, "_negotiated_version", None)
+    return _is_modern_version(version)
 
 
 # -- requests -----------------------------------------------------------------------------------------

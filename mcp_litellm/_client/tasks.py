@@ -161,7 +161,7 @@ class Task:
 
     def result(self, timeout: float | None = None) -> ToolResult:
         """Wait until the task ends (at most ``timeout`` seconds; ``None``: no limit), then return its
-        :class:`ToolResult`. A timeout raises ``ml.TimeoutError`` and leaves the task running (use
+        :class:`ToolResult`. A timeout raises ``ml.RequestTimeoutError`` and leaves the task running (use
         :meth:`cancel`); a failed task raises ``ml.ServerError``."""
         return run_sync(self._wait_result(timeout))
 

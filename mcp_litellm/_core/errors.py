@@ -6,14 +6,16 @@ Everything derives from ``MCPLiteLLMError``::
     ├── ConfigError          bad arguments, unknown transport, missing config keys, bad config files
     ├── TransportError       could not connect, the server process died, the connection closed
     │   └── AuthError        OAuth failed: rejected credentials, denied or abandoned authorization, ...
-    ├── TimeoutError         a request took longer than its timeout (also a builtin ``TimeoutError``)
+    ├── RequestTimeoutError  a request took longer than its timeout (also a builtin ``TimeoutError``;
+    │                        ``TimeoutError`` is its old, deprecated name)
     ├── ServerError          the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
     ├── UnsupportedFeature   the server did not advertise the capability a call needs
     ├── NotFoundError        no tool / resource / prompt / template by that name (lists what exists)
     └── ToolLoopLimitError   a chat's model kept calling tools beyond ``max_tool_rounds``
 
 SDK and transport exceptions are translated once, at the connection boundary, and chained with
-``raise ... from exc`` so the original stays available as ``__cause__``.
+``raise ... from exc`` so the original stays available as ``__cause__``. There, too, every error of a
+request gets its ``server`` and ``method`` attributes.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "ConfigError",
     "MCPLiteLLMError",
     "NotFoundError",
+    "RequestTimeoutError",
     "ServerError",
     "TimeoutError",
     "ToolLoopLimitError",
@@ -39,7 +42,16 @@ __all__ = [
 
 class MCPLiteLLMError(Exception):
     """Base class of every error raised by mcp_litellm. Known secrets (``env`` and header values, secret
-    URL query values) are masked in its message, whatever text the server or a dependency put there."""
+    URL query values) are masked in its message, whatever text the server or a dependency put there.
+
+    Attributes:
+        server: the name of the server the failed request or connection was for (``None`` when the
+            error is not about one server, e.g. a bad argument).
+        method: the MCP method that failed (``"tools/call"``, ``"resources/read"``, ...), or ``None``.
+    """
+
+    server: str | None = None
+    method: str | None = None
 
     def __init__(self, *args: object) -> None:
         super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
@@ -84,8 +96,13 @@ class AuthError(TransportError):
         return renamed
 
 
-class TimeoutError(MCPLiteLLMError, builtins.TimeoutError):
-    """A request exceeded its timeout; the request was cancelled on the server."""
+class RequestTimeoutError(MCPLiteLLMError, builtins.TimeoutError):
+    """A request exceeded its timeout; the request was cancelled on the server.
+
+    It is also a builtin ``TimeoutError``, so ``except TimeoutError`` catches it."""
+
+
+TimeoutError = RequestTimeoutError  # the old name, kept as a deprecated alias
 
 
 class ServerError(MCPLiteLLMError):
@@ -125,6 +142,7 @@ class NotFoundError(MCPLiteLLMError, LookupError):
         """``message`` replaces the default text (``no tool named 'x' on server 's'; available: ...``)."""
         self.kind = kind
         self.name = name
+        self.server = server
         self.available = sorted(available)
         shown = ", ".join(repr(n) for n in self.available[:50]) or "none"
         more = f" (and {len(self.available) - 50} more)" if len(self.available) > 50 else ""

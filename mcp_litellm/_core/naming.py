@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
+from collections.abc import Iterable
 
 MAX_NAME = 64
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
@@ -62,3 +64,20 @@ def distinct_prefixes(servers: list[str]) -> dict[str, str]:
     """
     cleaned = [_UNSAFE.sub("_", server) or "_" for server in servers]
     return dict(zip(servers, distinct_names(cleaned, servers), strict=True))
+
+
+def tool_matches(patterns: Iterable[str], server: str, *names: str) -> bool:
+    """Whether a tool of ``server`` known by ``names`` (its name on the server, the name it is offered
+    under) matches one of ``patterns``: the one rule for every include/exclude list of tools.
+
+    A pattern is a tool name or glob (``"write_*"``) matched against each name, or
+    ``"{server}__{glob}"`` (``"fs__*"``, the server part a glob too) for that server's tools whether or
+    not their names carry its prefix.
+    """
+    for pattern in patterns:
+        if any(fnmatch.fnmatchcase(name, pattern) for name in names):
+            return True
+        prefix, separator, rest = pattern.partition(PREFIX_SEPARATOR)
+        if separator and fnmatch.fnmatchcase(server, prefix) and any(fnmatch.fnmatchcase(n, rest) for n in names):
+            return True
+    return False

@@ -105,11 +105,11 @@ def error_type(exc: BaseException) -> str:
     import asyncio
     import builtins
 
-    from mcp_litellm._core.errors import ServerError, TimeoutError
+    from mcp_litellm._core.errors import RequestTimeoutError, ServerError
 
     if isinstance(exc, ServerError):
         return str(exc.code)
-    if isinstance(exc, TimeoutError | builtins.TimeoutError):
+    if isinstance(exc, RequestTimeoutError | builtins.TimeoutError):
         return "timeout"
     if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
         return "cancelled"

@@ -94,3 +94,30 @@ def _value(variable: Variable, value: Any) -> Any:
             return {scalar(k): scalar(v) for k, v in value.items()}
         return [scalar(item) for item in value]
     return scalar(value)
+
+
+# What one expression can expand to, by operator (RFC 6570 section 3.2): simple and label values are
+# percent-encoded, so they hold no "/", "?" or "#"; reserved and fragment values may hold anything.
+_EXPANDS_TO = {"": "[^/?#]*", "+": ".*", "#": "(?:#.*)?", ".": r"(?:\.[^/?#]*)?", "/": "(?:/[^?#]*)?",
+               ";": "(?:;[^/?#]*)?", "?": r"(?:\?[^#]*)?", "&": "(?:&[^#]*)?"}
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A regular expression matching every URI ``template`` can expand to (and a little more: it
+    checks the shape, not each value); ``TemplateError`` when the template is malformed."""
+    parse_template(template)  # the strict check
+    parts = []
+    for literal, expression in re.findall(r"([^{]*)(\{[^}]*\})?", template):
+        parts.append(re.escape(literal))
+        if expression:
+            operator = expression[1:2] if expression[1:2] in _OPERATORS else ""
+            parts.append(_EXPANDS_TO[operator])
+    return re.compile("".join(parts))
+
+
+def template_matches(template: str, uri: str) -> bool:
+    """Whether ``uri`` could come from ``template``; a malformed template matches nothing."""
+    try:
+        return template_pattern(template).fullmatch(uri) is not None
+    except TemplateError:
+        return False

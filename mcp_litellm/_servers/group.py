@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import fnmatch
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,8 +27,9 @@ from mcp_litellm._core.errors import (
     TransportError,
     UnsupportedFeature,
 )
-from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, hashed_name, safe_tool_name
+from mcp_litellm._core.naming import distinct_prefixes, hashed_name, safe_tool_name, tool_matches
 from mcp_litellm._servers.config_file import ServerConfig, load_config
+from mcp_litellm._servers.resource_owner import offers, resource_owner
 
 if TYPE_CHECKING:
     from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult
@@ -254,7 +254,9 @@ class ClientGroup:
             return client
         if name in self.failed:
             error = self.failed[name]
-            raise TransportError(f"server {name!r} is not available: it failed to start ({error})") from error
+            unavailable = TransportError(f"server {name!r} is not available: it failed to start ({error})")
+            unavailable.server = name
+            raise unavailable from error
         disabled = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not started; "
                     "remove that setting to use it") if name in self.disabled else None
         raise NotFoundError("server", name, self._clients, message=disabled)
@@ -287,7 +289,7 @@ class ClientGroup:
     async def _gather(self, fetch: Callable[[Client], Awaitable[list[Any]]], what: str,
                       capability: str) -> list[tuple[Client, list[Any]]]:
         """``fetch`` from every server that offers ``capability``; errors raise (``strict``) or are logged."""
-        clients = [c for c in self._clients.values() if _offers(c, capability)]
+        clients = [c for c in self._clients.values() if offers(c, capability)]
         results = await asyncio.gather(*(fetch(c) for c in clients), return_exceptions=True)
         collected: list[tuple[Client, list[Any]]] = []
         for client, result in zip(clients, results, strict=True):
@@ -324,10 +326,10 @@ class ClientGroup:
                   for tool, name in _resolve_collisions(entries)]
         if include is not None:
             include = _patterns("include", include)
-            merged = [t for t in merged if _tool_matches(include, t)]
+            merged = [t for t in merged if tool_matches(include, t.client.name, t.name, t.mcp_name)]
         if exclude is not None:
             exclude = _patterns("exclude", exclude)
-            merged = [t for t in merged if not _tool_matches(exclude, t)]
+            merged = [t for t in merged if not tool_matches(exclude, t.client.name, t.name, t.mcp_name)]
         return merged
 
     def tools(self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, *,
@@ -401,16 +403,11 @@ class ClientGroup:
         if not isinstance(uri, str) or not uri:
             raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {uri!r}")
         resources = await self._merged("aresources", False)
-        owners = [r.client for r in resources if str(r.uri) == uri]
-        if not owners:  # a template's uri, or a resource the lists do not show: the servers whose templates fit
-            templates = await self._merged("aresource_templates", False)
-            owners = [t.client for t in templates if _template_fits(str(t.uri_template), uri)]
-        if not owners:
-            readable = [c for c in self._clients.values() if _offers(c, "resources")]
-            if len(readable) != 1:
-                raise NotFoundError("resource", uri, [str(r.uri) for r in resources])
-            owners = readable
-        value: str | bytes = await owners[0].aread_resource(uri)
+        listed = any(str(r.uri) == uri for r in resources)  # then the templates are not needed (nor fetched)
+        templates = [] if listed else await self._merged("aresource_templates", False)
+        owner, _listed = resource_owner(uri, resources, templates, self._clients.values(),
+                                        choose="read it from one: group[name].read_resource(uri)")
+        value: str | bytes = await owner.aread_resource(uri)
         return value
 
     def read_resource(self, uri: str) -> str | bytes:
@@ -456,31 +453,12 @@ class ClientGroup:
         return await run_async(self._merged("aprompts", refresh))
 
 
-def _template_fits(template: str, uri: str) -> bool:
-    """Whether ``uri`` could come from the RFC 6570 ``template`` (its fixed text in order, anything between)."""
-    import re
-
-    pattern = "".join(".+?" if part.startswith("{") else re.escape(part) for part in re.split(r"(\{[^}]*\})", template))
-    return re.fullmatch(pattern, uri) is not None
-
-
 def _patterns(what: str, patterns: Sequence[str]) -> list[str]:
     if isinstance(patterns, str):
         return [patterns]
     if not all(isinstance(p, str) for p in patterns):
         raise ConfigError(f"{what} must be a list of tool names or globs")
     return list(patterns)
-
-
-def _tool_matches(patterns: Iterable[str], tool: Tool) -> bool:
-    """``pattern`` matches the tool's name in the group or on its server; ``"server__glob"`` one server's tools."""
-    for pattern in patterns:
-        if fnmatch.fnmatchcase(tool.name, pattern) or fnmatch.fnmatchcase(tool.mcp_name, pattern):
-            return True
-        server, sep, rest = pattern.partition(PREFIX_SEPARATOR)
-        if sep and fnmatch.fnmatchcase(tool.client.name, server) and fnmatch.fnmatchcase(tool.mcp_name, rest):
-            return True
-    return False
 
 
 class _Entry(NamedTuple):
@@ -544,20 +522,14 @@ def _prefixed(tool: Tool, prefix: str) -> str:
     return safe_tool_name(tool.name, prefix)  # a name made distinct on its own server
 
 
-def _offers(client: Client, capability: str) -> bool:
-    """Whether the server advertised ``capability`` (``True`` when unknown: the call then reports)."""
-    try:
-        capabilities = client.capabilities
-    except MCPLiteLLMError:
-        return True
-    return getattr(capabilities, capability, None) is not None
-
-
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     if isinstance(error, MCPLiteLLMError):
+        if error.server is None:
+            error.server = name
         return error
     wrapped = TransportError(f"could not start server {name!r}: {type(error).__name__}: {error}")
     wrapped.__cause__ = error
+    wrapped.server = name
     return wrapped
 
 

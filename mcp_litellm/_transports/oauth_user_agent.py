@@ -11,7 +11,6 @@ request that started the flow is suspended meanwhile (:func:`request_clock_pause
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import socket
 import sys
@@ -26,6 +25,7 @@ import anyio.to_thread
 from mcp.client.auth import AuthorizationCodeResult
 
 from mcp_litellm._core.errors import AuthError
+from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.observer import http_observer
 from mcp_litellm._transports.stdio import server_label
@@ -218,12 +218,7 @@ class UserAgent:
         hook = self.settings.authorize
         assert hook is not None
         try:
-            if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):
-                result = await hook(url)
-            else:
-                result = await anyio.to_thread.run_sync(hook, url, abandon_on_cancel=True)
-                if inspect.isawaitable(result):
-                    result = await result
+            result = await call_user_code(hook, url)
         except AuthError:
             raise
         except Exception as exc:

@@ -9,6 +9,7 @@ through :class:`ElicitationRegistry` and :class:`HumanInTheLoopRegistry` from an
 """
 
 from mcp_litellm._client.features import install_features
+from mcp_litellm._core.public import show_as_public as _show_as_public
 from mcp_litellm.handlers._approval import HumanInTheLoopHandler
 from mcp_litellm.handlers._base import (
     Decision,
@@ -48,3 +49,5 @@ __all__ = [
     "guard",
     "reject",
 ]
+
+_show_as_public(globals(), __all__)  # handler classes show as mcp_litellm.handlers.X

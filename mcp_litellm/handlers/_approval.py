@@ -9,7 +9,8 @@ from typing import Any, ClassVar, TypeAlias
 
 from mcp_types import ToolAnnotations
 
-from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
+from mcp_litellm._core.user_code import call_user_code
+from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
 from mcp_litellm.handlers._settings import HandlerSpec
 
@@ -99,7 +100,7 @@ async def decide_tool_call(spec: HandlerSpec, tool: Any, arguments: dict[str, An
             default_timeout = float(handler.options.get("timeout") or default_timeout)
             outcome = await handler.run()
         else:
-            outcome = await call_user(spec.handler, tool.mcp_name, dict(arguments))
+            outcome = await call_user_code(spec.handler, tool.mcp_name, dict(arguments))
         if isinstance(outcome, Decision) and outcome.kind == "defer":
             timeout = outcome.timeout or default_timeout
             logger.info("tool call %s on server %r waits for approval %s (up to %ss)", tool.mcp_name, client_name,

@@ -1,14 +1,13 @@
 """What every handler class shares: options, guards, hooks, decisions, and running user code safely.
 
-User code may be sync or async. Async code runs on the background loop; sync code runs in a worker
-thread, so a slow or blocking handler never stalls other sessions, and a sync handler may call the
-client's blocking methods.
+User code may be sync or async, and is called the one way the package calls user code
+(``_core.user_code.call_user_code``): async code runs on the background loop; sync code runs on the
+bounded worker pool, so a slow or blocking handler never stalls other sessions, and a sync handler may
+call the client's blocking methods.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 import threading
 import time
@@ -17,9 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import anyio.to_thread
-
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.user_code import call_user_code
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -29,7 +27,6 @@ __all__ = [
     "RateLimiter",
     "accept",
     "approve",
-    "call_user",
     "cancel",
     "decline",
     "defer",
@@ -103,24 +100,6 @@ def guard(method: Callable[..., Any]) -> Callable[..., Any]:
     return method
 
 
-def _is_async(fn: Any) -> bool:
-    if inspect.iscoroutinefunction(fn):
-        return True
-    if inspect.isroutine(fn) or isinstance(fn, type):
-        return False
-    return inspect.iscoroutinefunction(vars(type(fn)).get("__call__"))  # an object with async __call__
-
-
-async def call_user(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call user code: async functions on this loop, sync functions in a worker thread."""
-    if _is_async(fn):
-        return await fn(*args)
-    result = await anyio.to_thread.run_sync(functools.partial(fn, *args), abandon_on_cancel=True)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
-
-
 class Handler:
     """Base of the handler classes. Subclasses implement ``execute`` (sync or async).
 
@@ -178,16 +157,16 @@ class Handler:
         """Guards, ``before_execute``, ``execute``, ``after_execute``; returns what ``execute`` returned
         (or the stop decision of the first failing guard)."""
         for name in self._guard_names:
-            verdict = await call_user(getattr(self, name))
+            verdict = await call_user_code(getattr(self, name))
             if verdict is True or verdict is None:
                 continue
             reason = verdict if isinstance(verdict, str) and verdict else f"guard {name} failed"
             return Decision(self._stop_kind, reason=reason)
         if type(self).before_execute is not Handler.before_execute:
-            await call_user(self.before_execute)
-        result = await call_user(self.execute)
+            await call_user_code(self.before_execute)
+        result = await call_user_code(self.execute)
         if type(self).after_execute is not Handler.after_execute:
-            await call_user(self.after_execute, result)
+            await call_user_code(self.after_execute, result)
         return result
 
 

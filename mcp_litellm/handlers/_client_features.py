@@ -5,12 +5,14 @@ roots only when they are enabled or configured at that moment (sampling and elic
 by default). A server's sampling or elicitation request to a client that did not enable it is
 refused with a JSON-RPC error by the SDK.
 
-Registering a handler (or adding the first root) on a *running* client whose session did not
-advertise the capability re-initialises the session transparently (``restart()``): the server
+Registering a handler does no I/O: it records the setting, from any thread or event loop. On a
+*running* client whose session did not advertise the capability, the client's next request first
+re-initialises the session on the loop that owns it (see ``Client._connected``), so the server
 sees the new capability from then on. Requests in flight at that moment fail, and a stdio server
 process is restarted, so register handlers before ``start()`` (or pass them to ``ml.client``)
 when that matters. Handlers registered while the capability is already advertised take effect
-at once, without a restart.
+at once, without a restart. Adding the first root (``client.roots.add``, which does talk to the
+server) re-initialises at once.
 
 Callbacks run on the background loop: async user handlers run there, sync ones in a worker thread.
 Whatever a handler raises becomes an error response to the server; the session survives.
@@ -18,6 +20,7 @@ Whatever a handler raises becomes an error response to the server; the session s
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import logging
@@ -31,7 +34,9 @@ from mcp_litellm._client.features import FeatureHost
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.usage import Usage
+from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers import _settings
 from mcp_litellm.handlers._approval import decide_tool_call
 from mcp_litellm.handlers._elicitation import ElicitationRunner
@@ -73,6 +78,7 @@ class ClientFeatureSet:
                 hitl = _settings.checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
         self._hitl = hitl
         self._advertised: frozenset[str] = frozenset()
+        self._tasks: set[asyncio.Task[None]] = set()  # on_complete hooks running
         self._sampling_spend = SamplingSpend()
         self._sampling_runner = SamplingRunner(self._sampling_settings, host.name, self._sampling_spend)
         self._elicitation_runner = ElicitationRunner(self._elicitation_settings, host.name)
@@ -115,11 +121,12 @@ class ClientFeatureSet:
 
     # -- registration ------------------------------------------------------------------------------
 
-    def _ensure_advertised(self, capability: str) -> None:
-        host = self._host
-        if host.is_alive() and capability not in self._advertised:
-            logger.info("client %r re-initialises its session to advertise %s", host.name, capability)
-            host.restart()
+    def missing_capabilities(self) -> frozenset[str]:
+        """The enabled features the current session did not advertise (it must be re-initialised)."""
+        wanted = {name for name, on in (("sampling", self._sampling_settings.enabled),
+                                        ("elicitation", self._elicitation_settings.enabled),
+                                        ("roots", self._roots.configured)) if on}
+        return frozenset(wanted - self._advertised)
 
     def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
         """Enable sampling, answered by ``handler`` (``None``: the default LiteLLM completion)."""
@@ -128,14 +135,12 @@ class ClientFeatureSet:
             raise ConfigError("handler options need a handler class")
         self._sampling_settings = dataclasses.replace(self._sampling_settings, enabled=True, handler=spec)
         self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name, self._sampling_spend)
-        self._ensure_advertised("sampling")
 
     def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
         """Enable elicitation, answered by ``handler``."""
         spec = _settings.checked(HandlerSpec.of(handler, options), "elicitation")
         self._elicitation_settings = dataclasses.replace(self._elicitation_settings, enabled=True, handler=spec)
         self._elicitation_runner = ElicitationRunner(self._elicitation_settings, self._host.name)
-        self._ensure_advertised("elicitation")
 
     def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
         """Ask ``handler`` before every tool call (``None`` removes it)."""
@@ -193,8 +198,7 @@ class ClientFeatureSet:
             logger.info("client %r re-initialises its session to advertise roots", host.name)
             await host._restart()
             return
-        version = connection.client.protocol_version or ""
-        if not version.startswith(("2024", "2025")):
+        if is_modern(connection.client.protocol_version):
             return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
         async def notify(client: Any) -> None:
             await legacy_call(client.session.send_roots_list_changed)
@@ -218,16 +222,25 @@ class ClientFeatureSet:
         return None
 
     def elicitation_completed(self, elicitation_id: str) -> None:
-        """Complete a URL elicitation the handler deferred, and tell a handler class that defines
-        ``on_complete(elicitation_id)``."""
-        ElicitationRegistry.complete(elicitation_id)
+        """Tell a handler class that defines ``on_complete(elicitation_id)``, then complete the URL
+        elicitation the handler deferred. Runs on the loop: the hook runs in a task of its own (a sync one
+        on the worker pool), so the session's receive path never waits for it."""
         spec = self._elicitation_settings.handler
         hook = getattr(spec.handler, "on_complete", None) if spec is not None else None
-        if callable(hook) and isinstance(spec.handler, type):  # type: ignore[union-attr]
+        if not (callable(hook) and isinstance(spec.handler, type)):  # type: ignore[union-attr]
+            ElicitationRegistry.complete(elicitation_id)
+            return
+
+        async def tell_then_complete() -> None:
             try:
-                hook(elicitation_id)
+                await call_user_code(hook, elicitation_id)
             except Exception:
                 logger.exception("on_complete of the elicitation handler of server %r failed", self._host.name)
+            ElicitationRegistry.complete(elicitation_id)
+
+        task = asyncio.get_running_loop().create_task(tell_then_complete())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- tool-call approval ------------------------------------------------------------------------
 

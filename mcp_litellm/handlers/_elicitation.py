@@ -16,7 +16,8 @@ from typing import Any, TypeAlias
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitRequestFormParams, ElicitResult, ErrorData
 
 from mcp_litellm._core import telemetry
-from mcp_litellm.handlers._base import Decision, Handler, call_user, is_handler_class
+from mcp_litellm._core.user_code import call_user_code
+from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
 from mcp_litellm.handlers._registry import ElicitationRegistry
 from mcp_litellm.handlers._settings import ElicitationSettings
 
@@ -244,7 +245,7 @@ class ElicitationRunner:
                 handler = spec.handler(elicitation, client_name=self.client_name, options=dict(spec.options))
                 outcome = await handler.run()
             else:
-                outcome = await call_user(spec.handler, elicitation)
+                outcome = await call_user_code(spec.handler, elicitation)
             decision = _as_decision(outcome)
             if decision.kind == "defer":
                 timeout = decision.timeout or self.settings.timeout

@@ -17,6 +17,7 @@ from mcp_litellm._core import sampling as _sampling
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.usage import Usage
+from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm._llm import (
     acompletion,
     completion_cost,
@@ -25,7 +26,7 @@ from mcp_litellm._llm import (
     router_metadata,
     router_model_names,
 )
-from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, call_user, is_handler_class
+from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
 from mcp_litellm.handlers._settings import SamplingSettings
 
@@ -216,7 +217,7 @@ class SamplingRunner:
         if isinstance(preferred, str):
             return preferred
         if preferred is not None:
-            chosen = await call_user(preferred, sample.model_preferences)
+            chosen = await call_user_code(preferred, sample.model_preferences)
             if chosen:
                 return str(chosen)
         allowed = settings.allowed_models
@@ -300,7 +301,7 @@ class SamplingRunner:
         requests the guard let through), the budget (``max_cost``), then the approval step."""
         settings = self.settings
         if settings.guard is not None:
-            reason = verdict_reason(await call_user(settings.guard, sample), "rejected by the sampling guard")
+            reason = verdict_reason(await call_user_code(settings.guard, sample), "rejected by the sampling guard")
             if reason is not None:
                 return f"Sampling request rejected: {reason}"
         if self.limiter is not None and not self.limiter.allow():
@@ -311,7 +312,7 @@ class SamplingRunner:
             return (f"sampling budget reached: completions for server {self.client_name!r} cost ${spent:.6f} "
                     f"of max_cost=${budget:g}")
         if settings.approval is not None:
-            verdict = await call_user(settings.approval, sample)
+            verdict = await call_user_code(settings.approval, sample)
             if isinstance(verdict, Decision) and verdict.kind == "defer":
                 verdict, _ = await HumanInTheLoopRegistry.wait(sample.id, verdict.timeout or _APPROVAL_TIMEOUT)
             reason = verdict_reason(verdict, "not approved")
@@ -328,7 +329,7 @@ class SamplingRunner:
             handler = spec.handler(sample, client_name=self.client_name, options=dict(spec.options), runner=self)
             outcome = await handler.run()
         else:
-            outcome = await call_user(spec.handler, sample)
+            outcome = await call_user_code(spec.handler, sample)
         with_tools = _sampling.wants_tools(sample.params)
         if isinstance(outcome, Decision):
             if outcome.kind in ("reject", "deny", "decline", "cancel"):

@@ -1,0 +1,56 @@
+"""Which server of a group owns a resource URI: one decision for ``ClientGroup.read_resource`` and the
+command line's ``read``.
+
+A server that lists the URI owns it; failing that, a server with a resource template the URI fits
+(RFC 6570, ``_core.uri_template``). When several servers qualify, the read is ambiguous and raises
+``ConfigError`` naming them (reading from an arbitrary one could return another server's data). A
+URI no server lists or fits is still tried on the one server that offers resources, when there is
+just one (servers need not list everything); otherwise it is ``NotFoundError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
+from mcp_litellm._core.uri_template import template_matches
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.client import Client
+
+__all__ = ["offers", "resource_owner"]
+
+
+def offers(client: Client, capability: str) -> bool:
+    """Whether the server advertised ``capability`` (``True`` when unknown: the call then reports)."""
+    try:
+        capabilities = client.capabilities
+    except MCPLiteLLMError:
+        return True
+    return getattr(capabilities, capability, None) is not None
+
+
+def _distinct(clients: Iterable[Client]) -> list[Client]:
+    return list({id(client): client for client in clients}.values())
+
+
+def resource_owner(uri: str, resources: Sequence[Any], templates: Sequence[Any], clients: Iterable[Client], *,
+                   choose: str) -> tuple[Client, bool]:
+    """The client to read ``uri`` from, and whether a server lists it (as a resource or a template fit).
+
+    ``resources``/``templates`` are the group's merged lists (each item keeps its ``client``); ``clients``
+    the running servers; ``choose`` tells the caller how to pick one server when several qualify.
+    """
+    offering = _distinct(r.client for r in resources if str(r.uri) == uri)
+    if not offering:
+        offering = _distinct(t.client for t in templates if template_matches(str(t.uri_template), uri))
+    if len(offering) > 1:
+        servers = ", ".join(repr(client.name) for client in offering)
+        raise ConfigError(f"resource {uri!r} is offered by several servers ({servers}); {choose}")
+    if offering:
+        return offering[0], True
+    readable = [client for client in clients if offers(client, "resources")]
+    if len(readable) == 1:
+        return readable[0], False
+    raise NotFoundError("resource", uri, [str(r.uri) for r in resources] + [str(t.uri_template) for t in templates])
