@@ -24,6 +24,7 @@ import logging
 import time
 import warnings
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -79,8 +80,9 @@ def is_oauth(auth: Any) -> bool:
 # -- errors -------------------------------------------------------------------------------------------
 
 
-def _token_error_code(text: str) -> tuple[int | None, str | None]:
-    """The HTTP status and OAuth ``error`` code in the SDK's ``Token exchange failed (400): {...}``."""
+def _token_error_code(text: str) -> tuple[int | None, str | None, str | None]:
+    """The HTTP status, OAuth ``error`` code and ``error_description`` in the SDK's
+    ``Token exchange failed (400): {...}``."""
     status: int | None = None
     head, _, body = text.partition(":")
     digits = "".join(ch for ch in head.split("(")[-1] if ch.isdigit())
@@ -89,27 +91,83 @@ def _token_error_code(text: str) -> tuple[int | None, str | None]:
     try:
         parsed = json.loads(body.strip())
     except ValueError:
-        return status, None
+        return status, None, None
     code = parsed.get("error") if isinstance(parsed, dict) else None
-    return status, code if isinstance(code, str) else None
+    described = parsed.get("error_description") if isinstance(parsed, dict) else None
+    described = " ".join(described.split())[:200] if isinstance(described, str) and described.strip() else None
+    return status, code if isinstance(code, str) else None, described
 
 
-def _describe_failure(exc: BaseException, *, grant: str) -> str:
+_METHOD_WORDS = {
+    "none": "without a client secret (as a public client, token_endpoint_auth_method 'none')",
+    "client_secret_basic": "with its client secret in an HTTP Basic header (client_secret_basic)",
+    "client_secret_post": "with its client secret in the request body (client_secret_post)",
+}
+
+
+def _auth_method_for(supported: list[str] | None) -> str:
+    """How to send a client secret to a server that supports ``supported`` (its metadata's
+    ``token_endpoint_auth_methods_supported``): ``client_secret_basic`` where listed, or where nothing is
+    listed (the default, RFC 8414 §2), else ``client_secret_post`` where listed."""
+    if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
+
+
+@dataclass(frozen=True)
+class _Client:
+    """Who authenticated at the token endpoint, and how (for the ``invalid_client`` message)."""
+
+    kind: str  # "pre-registered", "new registration", "stored registration", "metadata document"
+    client_id: str | None
+    method: str | None
+    supported: tuple[str, ...]
+
+
+def _invalid_client(client: _Client, said: str, grant: str) -> str:
+    """What the authorization server refused (which client, which auth method) and what to do."""
+    how = _METHOD_WORDS.get(client.method or "", f"with token_endpoint_auth_method {client.method!r}") \
+        if client.method else "without a client secret"
+    supports = f" (it supports: {', '.join(client.supported)})" if client.supported else ""
+    other = [m for m in client.supported if m in _METHOD_WORDS and m != client.method]
+    if client.kind == "pre-registered":
+        return (f"the authorization server refused the pre-registered client {client.client_id!r}{said}, which "
+                f"authenticated {how}; check oauth.client_id and oauth.client_secret, and set "
+                f"oauth.token_endpoint_auth_method if the server expects another method{supports}")
+    if client.kind == "metadata document":
+        return (f"the authorization server refused the client identified by oauth.client_metadata_url{said}; "
+                "check that the document is served at that URL and lists this redirect URI")
+    if client.kind == "stored registration":
+        return (f"the authorization server refused the client registration stored by an earlier run{said}, which "
+                f"authenticated {how}; the server may have dropped or expired it: run 'mcp-litellm logout NAME' "
+                "(or delete the stored tokens) to register anew on the next connection")
+    confidential = [m for m in other if m != "none"]
+    fix = (f"set oauth.token_endpoint_auth_method to {confidential[0]!r} to register a confidential client"
+           if client.method == "none" and confidential else
+           f"set oauth.token_endpoint_auth_method to {other[0]!r}" if other else
+           "set oauth.token_endpoint_auth_method to the method the server expects")
+    return (f"the authorization server refused the client it had just registered dynamically{said}, which "
+            f"authenticated {how}{supports}; {fix}, or register a client with the server beforehand and set "
+            "oauth.client_id (and oauth.client_secret)")
+
+
+def _describe_failure(exc: BaseException, *, grant: str, client: _Client | None = None) -> str:
     """What went wrong in an OAuth flow and how to fix it, without quoting secrets."""
     text = str(exc)
     if isinstance(exc, AuthError):
         return text
     if isinstance(exc, OAuthRegistrationError):
         return ("the authorization server refused dynamic client registration; register a client with it and set "
-                "oauth.client_id (and oauth.client_secret if it issued one)")
+                "oauth.client_id (and oauth.client_secret if it issued one), or set oauth.token_endpoint_auth_method "
+                "to 'client_secret_basic' to register as a confidential client")
     if isinstance(exc, OAuthTokenError):
-        status, code = _token_error_code(text)
-        said = f" (HTTP {status}{', ' + code if code else ''})" if status else ""
+        status, code, described = _token_error_code(text)
+        said = f" (HTTP {status}{', ' + code if code else ''}{': ' + described if described else ''})" if status else ""
         if code == "invalid_client" or status == 401:
-            fix = ("check oauth.client_id and oauth.client_secret" if grant != "authorization_code" else
-                   "check oauth.client_id and oauth.client_secret, or run 'mcp-litellm logout NAME' to drop a stale "
-                   "registration")
-            return f"the authorization server rejected the client's credentials{said}; {fix}"
+            if client is not None:
+                return _invalid_client(client, said, grant)
+            return f"the authorization server rejected the client's credentials{said}; check oauth.client_id and " \
+                   "oauth.client_secret"
         if code == "invalid_grant":
             return f"the authorization server rejected the authorization code{said}; authorize again"
         if code == "invalid_scope":
@@ -157,6 +215,9 @@ class _Guarded(OAuthClientProvider):
     _step_up: bool
     _legacy_issuer: str | None
     _failure_watchers: list[Callable[[], None]]
+    _loaded: bool
+    _loaded_client_id: str | None
+    _auth_method: str | None
 
     def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
         self._label = label
@@ -166,6 +227,8 @@ class _Guarded(OAuthClientProvider):
         self._step_up = False
         self._legacy_issuer = None
         self._failure_watchers = []
+        self._loaded, self._loaded_client_id = False, None
+        self._auth_method = None
 
     def watch_failures(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` whenever a flow fails (the SSE transport ends its session then, since the SDK's
@@ -200,6 +263,8 @@ class _Guarded(OAuthClientProvider):
         if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
             self._legacy_issuer = info.issuer  # used only if the server still has no resource metadata
         settings = self._settings
+        if not self._loaded:  # the registration found in storage at the start (a later run's client)
+            self._loaded, self._loaded_client_id = True, info.client_id if info is not None else None
         if settings.grant == "authorization_code" and settings.client_id:
             redirect = self.context.client_metadata.redirect_uris
             self.context.client_info = OAuthClientInformationFull(
@@ -207,8 +272,13 @@ class _Guarded(OAuthClientProvider):
                 client_secret=settings.client_secret,
                 redirect_uris=redirect,
                 grant_types=["authorization_code", "refresh_token"],
-                token_endpoint_auth_method="client_secret_basic" if settings.client_secret else "none",
+                # None: chosen from the authorization server's metadata before the first token request
+                token_endpoint_auth_method=settings.token_endpoint_auth_method or (
+                    None if settings.client_secret else "none"),
             )
+        elif settings.grant == "client_credentials" and info is not None:
+            self.context.client_info = info.model_copy(
+                update={"token_endpoint_auth_method": settings.token_endpoint_auth_method})
         elif settings.grant == "authorization_code" and settings.redirect_uri is None:
             # Reuse the loopback redirect URI an earlier run registered (its port is part of it).
             info = self.context.client_info
@@ -217,6 +287,31 @@ class _Guarded(OAuthClientProvider):
                 agent = self.context.redirect_handler and getattr(self.context.redirect_handler, "__self__", None)
                 if isinstance(agent, UserAgent):
                     agent.redirect_uri = str(info.redirect_uris[0])
+
+    async def _settle_auth_method(self) -> None:
+        """Before a token request: how a client holding a secret sends it, when neither the user
+        (``oauth.token_endpoint_auth_method``) nor the registration said (see :func:`_auth_method_for`).
+
+        The SDK sends no secret for a client record without a method, so a dynamic registration answered
+        with a secret but no method, or a pre-registered confidential client, would be refused."""
+        info = self.context.client_info
+        if info is None or not info.client_secret or info.token_endpoint_auth_method is not None:
+            self._auth_method = info.token_endpoint_auth_method if info is not None else None
+            return
+        metadata = self.context.oauth_metadata
+        method = _auth_method_for(metadata.token_endpoint_auth_methods_supported if metadata is not None else None)
+        info.token_endpoint_auth_method = self._auth_method = method
+        logger.debug("OAuth with %s: sending the client secret with %s", self._label, method)
+        if not self._settings.client_id and self._settings.grant == "authorization_code":
+            await self.context.storage.set_client_info(info)  # a dynamic registration: keep the choice
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        await self._settle_auth_method()
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
+
+    async def _refresh_token(self) -> httpx2.Request:
+        await self._settle_auth_method()
+        return await super()._refresh_token()
 
     async def _perform_authorization(self) -> httpx2.Request:
         configured = self._settings.scope
@@ -272,8 +367,23 @@ class _Guarded(OAuthClientProvider):
         if isinstance(self._store, TokenStore) and metadata is not None:
             self._store.current_issuer = str(metadata.issuer)
 
+    def _client(self) -> _Client:
+        """The client that last authenticated at the token endpoint (for the ``invalid_client`` message)."""
+        settings, info, metadata = self._settings, self.context.client_info, self.context.oauth_metadata
+        client_id = info.client_id if info is not None else settings.client_id
+        if settings.client_id or settings.grant != "authorization_code":
+            kind = "pre-registered"
+        elif settings.client_metadata_url and client_id == settings.client_metadata_url:
+            kind = "metadata document"
+        elif client_id is not None and client_id == self._loaded_client_id:
+            kind = "stored registration"
+        else:
+            kind = "new registration"
+        supported = metadata.token_endpoint_auth_methods_supported if metadata is not None else None
+        return _Client(kind, client_id, self._auth_method, tuple(supported or ()))
+
     def _failure(self, exc: BaseException) -> AuthError:
-        text = _describe_failure(exc, grant=self._settings.grant)
+        text = _describe_failure(exc, grant=self._settings.grant, client=self._client())
         prefix = f"OAuth with {self._label}"
         if not text.startswith(prefix):
             text = f"{prefix} failed: {text}"
@@ -366,7 +476,9 @@ class _AuthorizationCode(_Guarded):
 
 
 class _ClientCredentials(_Guarded, ClientCredentialsOAuthProvider):
-    pass
+    async def _exchange_token_client_credentials(self) -> httpx2.Request:
+        await self._settle_auth_method()
+        return await super()._exchange_token_client_credentials()
 
 
 class _PrivateKeyJWT(_Guarded, PrivateKeyJWTOAuthProvider):
@@ -427,6 +539,9 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
                 response_types=["code"],
                 client_name="mcp-litellm",
                 scope=settings.scope,
+                # a native app with a loopback redirect is a public client (RFC 8252 §8.4): registered without
+                # a secret unless the user asks for a confidential one
+                token_endpoint_auth_method=settings.token_endpoint_auth_method or "none",  # type: ignore[arg-type]
             )
             provider = _AuthorizationCode(url, metadata, store, agent.redirect, agent.callback,
                                           client_metadata_url=settings.client_metadata_url,
