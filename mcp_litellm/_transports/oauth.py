@@ -279,6 +279,12 @@ class _Guarded(OAuthClientProvider):
         elif settings.grant == "client_credentials" and info is not None:
             self.context.client_info = info.model_copy(
                 update={"token_endpoint_auth_method": settings.token_endpoint_auth_method})
+        elif (settings.grant == "authorization_code" and info is not None and settings.token_endpoint_auth_method
+              and (settings.token_endpoint_auth_method != "none") != bool(info.client_secret)):
+            # A stored registration of the other kind (public vs confidential) than the user now asks for.
+            logger.info("OAuth with %s: registering anew, as a %s client (oauth.token_endpoint_auth_method)",
+                        self._label, "public" if settings.token_endpoint_auth_method == "none" else "confidential")
+            self.context.client_info = None
         elif settings.grant == "authorization_code" and settings.redirect_uri is None:
             # Reuse the loopback redirect URI an earlier run registered (its port is part of it).
             info = self.context.client_info
