@@ -225,10 +225,10 @@ def _check_auth_method(settings: OAuthSettings) -> None:
         return
     if settings.grant == "private_key_jwt":
         raise OAuthProblem(key, "does not apply to grant 'private_key_jwt' (it always signs a JWT assertion)")
-    if method == "none" and settings.client_secret:
-        raise OAuthProblem(key, "'none' sends no client secret, but oauth.client_secret is set: drop one of them")
     if method == "none" and settings.grant == "client_credentials":
         raise OAuthProblem(key, "the client_credentials grant authenticates with the client secret: use "
                                 "'client_secret_basic' or 'client_secret_post'")
+    if method == "none" and settings.client_secret:
+        raise OAuthProblem(key, "'none' sends no client secret, but oauth.client_secret is set: drop one of them")
     if method != "none" and settings.client_id and not settings.client_secret:
         raise OAuthProblem(key, f"{method!r} sends the client secret, but oauth.client_secret is not set")

@@ -7,9 +7,11 @@ a thread with its own event loop, so tests can look at and change its state (iss
 grants it saw, the token lifetime) while a client talks to it.
 
 Two grants the SDK's token endpoint lacks are answered by an ASGI layer in front of it:
-``client_credentials`` for the pre-registered client ``CC_CLIENT`` (client_secret_basic or a
-private_key_jwt assertion checked against ``jwt_public_key``). The same layer records the bodies
-of token requests, so a test can learn the PKCE verifiers the client sent.
+``client_credentials`` for the pre-registered client ``CC_CLIENT`` (client_secret_basic,
+client_secret_post, each where ``auth_methods`` allows it, or a private_key_jwt assertion checked against
+``jwt_public_key``). The same layer records the bodies of token requests, so a test can learn the PKCE
+verifiers the client sent, and plays the authorization servers some tests need (``OAuthServer``'s
+``auth_methods``, ``hide_registered_method``, ``refuse_token``).
 """
 
 from __future__ import annotations
@@ -186,7 +188,11 @@ class _TokenFront:
     async def _client_credentials(self, scope: dict[str, Any], form: dict[str, str], send: Any) -> None:
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         client_id: str | None = None
-        if headers.get("authorization", "").startswith("Basic "):
+        methods = self.server.auth_methods or ("client_secret_basic", "client_secret_post")
+        if form.get("client_secret") and "client_secret_post" in methods:
+            if (form.get("client_id"), form["client_secret"]) == CC_CLIENT:
+                client_id = CC_CLIENT[0]
+        elif headers.get("authorization", "").startswith("Basic ") and "client_secret_basic" in methods:
             decoded = base64.b64decode(headers["authorization"][6:]).decode()
             given_id, _, given_secret = decoded.partition(":")
             if (given_id, given_secret) == CC_CLIENT:

@@ -11,7 +11,7 @@ import pytest
 from mcp.shared.auth import OAuthClientInformationFull
 
 import mcp_litellm as ml
-from tests.auth.oauth_server import APP_CLIENT, APP_REDIRECT, OAuthServer
+from tests.auth.oauth_server import APP_CLIENT, APP_REDIRECT, CC_CLIENT, OAuthServer
 from tests.auth.test_oauth_flow import Browser, add, make
 
 
@@ -51,6 +51,14 @@ def test_pre_registered_client_with_a_server_that_accepts_only_client_secret_pos
         assert add(client) == "42"
     [(form, authorization)] = token_requests(post_only)
     assert form["client_secret"] == APP_CLIENT[1] and not authorization
+
+
+def test_client_credentials_with_a_server_that_accepts_only_client_secret_post(post_only):
+    with make(post_only, grant="client_credentials", client_id=CC_CLIENT[0], client_secret=CC_CLIENT[1],
+              storage="memory") as client:
+        assert add(client) == "42"
+    [(form, authorization)] = token_requests(post_only, "client_credentials")
+    assert form["client_secret"] == CC_CLIENT[1] and not authorization
 
 
 def test_a_registration_answered_without_its_method_sends_the_secret_as_the_server_supports(token_dir):
