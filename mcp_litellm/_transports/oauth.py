@@ -19,31 +19,30 @@ Metadata Document) or its client-credentials / private-key-JWT providers, each e
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import warnings
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, TokenStorage
-from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
 from mcp.client.auth.utils import union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
-from pydantic import AnyUrl, ValidationError
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, TokenEndpointAuthMethod
+from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._transports.oauth_config import OAuthSettings
+from mcp_litellm._transports.oauth_errors import Client, describe_failure
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
 from mcp_litellm._transports.oauth_user_agent import CALLBACK_PATH, NO_BROWSER_ENV, UserAgent, free_port
 from mcp_litellm._transports.observer import http_observer
@@ -77,32 +76,7 @@ def is_oauth(auth: Any) -> bool:
     return isinstance(auth, _Guarded)
 
 
-# -- errors -------------------------------------------------------------------------------------------
-
-
-def _token_error_code(text: str) -> tuple[int | None, str | None, str | None]:
-    """The HTTP status, OAuth ``error`` code and ``error_description`` in the SDK's
-    ``Token exchange failed (400): {...}``."""
-    status: int | None = None
-    head, _, body = text.partition(":")
-    digits = "".join(ch for ch in head.split("(")[-1] if ch.isdigit())
-    if digits:
-        status = int(digits)
-    try:
-        parsed = json.loads(body.strip())
-    except ValueError:
-        return status, None, None
-    code = parsed.get("error") if isinstance(parsed, dict) else None
-    described = parsed.get("error_description") if isinstance(parsed, dict) else None
-    described = " ".join(described.split())[:200] if isinstance(described, str) and described.strip() else None
-    return status, code if isinstance(code, str) else None, described
-
-
-_METHOD_WORDS = {
-    "none": "without a client secret (as a public client, token_endpoint_auth_method 'none')",
-    "client_secret_basic": "with its client secret in an HTTP Basic header (client_secret_basic)",
-    "client_secret_post": "with its client secret in the request body (client_secret_post)",
-}
+# -- token endpoint authentication -------------------------------------------------------------------
 
 
 def _auth_method_for(supported: list[str] | None) -> str:
@@ -112,89 +86,6 @@ def _auth_method_for(supported: list[str] | None) -> str:
     if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
         return "client_secret_post"
     return "client_secret_basic"
-
-
-@dataclass(frozen=True)
-class _Client:
-    """Who authenticated at the token endpoint, and how (for the ``invalid_client`` message)."""
-
-    kind: str  # "pre-registered", "new registration", "stored registration", "metadata document"
-    client_id: str | None
-    method: str | None
-    supported: tuple[str, ...]
-
-
-def _invalid_client(client: _Client, said: str, grant: str) -> str:
-    """What the authorization server refused (which client, which auth method) and what to do."""
-    how = _METHOD_WORDS.get(client.method or "", f"with token_endpoint_auth_method {client.method!r}") \
-        if client.method else "without a client secret"
-    supports = f" (it supports: {', '.join(client.supported)})" if client.supported else ""
-    other = [m for m in client.supported if m in _METHOD_WORDS and m != client.method]
-    if client.kind == "pre-registered":
-        return (f"the authorization server refused the pre-registered client {client.client_id!r}{said}, which "
-                f"authenticated {how}; check oauth.client_id and oauth.client_secret, and set "
-                f"oauth.token_endpoint_auth_method if the server expects another method{supports}")
-    if client.kind == "metadata document":
-        return (f"the authorization server refused the client identified by oauth.client_metadata_url{said}; "
-                "check that the document is served at that URL and lists this redirect URI")
-    if client.kind == "stored registration":
-        return (f"the authorization server refused the client registration stored by an earlier run{said}, which "
-                f"authenticated {how}; the server may have dropped or expired it: run 'mcp-litellm logout NAME' "
-                "(or delete the stored tokens) to register anew on the next connection")
-    confidential = [m for m in other if m != "none"]
-    fix = (f"set oauth.token_endpoint_auth_method to {confidential[0]!r} to register a confidential client"
-           if client.method == "none" and confidential else
-           f"set oauth.token_endpoint_auth_method to {other[0]!r}" if other else
-           "set oauth.token_endpoint_auth_method to the method the server expects")
-    return (f"the authorization server refused the client it had just registered dynamically{said}, which "
-            f"authenticated {how}{supports}; {fix}, or register a client with the server beforehand and set "
-            "oauth.client_id (and oauth.client_secret)")
-
-
-def _describe_failure(exc: BaseException, *, grant: str, client: _Client | None = None) -> str:
-    """What went wrong in an OAuth flow and how to fix it, without quoting secrets."""
-    text = str(exc)
-    if isinstance(exc, AuthError):
-        return text
-    if isinstance(exc, OAuthRegistrationError):
-        return ("the authorization server refused dynamic client registration; register a client with it and set "
-                "oauth.client_id (and oauth.client_secret if it issued one), or set oauth.token_endpoint_auth_method "
-                "to 'client_secret_basic' to register as a confidential client")
-    if isinstance(exc, OAuthTokenError):
-        status, code, described = _token_error_code(text)
-        said = f" (HTTP {status}{', ' + code if code else ''}{': ' + described if described else ''})" if status else ""
-        if code == "invalid_client" or status == 401:
-            if client is not None:
-                return _invalid_client(client, said, grant)
-            return f"the authorization server rejected the client's credentials{said}; check oauth.client_id and " \
-                   "oauth.client_secret"
-        if code == "invalid_grant":
-            return f"the authorization server rejected the authorization code{said}; authorize again"
-        if code == "invalid_scope":
-            return f"the authorization server refused the requested scopes{said}; check oauth.scopes"
-        return f"the token request failed{said}; check the client settings and try again"
-    if isinstance(exc, OAuthFlowError):
-        if text.startswith("State parameter mismatch"):
-            return ("the redirect's state does not match the authorization request (a stale, foreign or forged "
-                    "redirect); start the authorization again")
-        if "iss" in text and ("mismatch" in text or "missing iss" in text) and "metadata" not in text:
-            return ("the redirect's iss does not name the authorization server that was asked (a mix-up or forged "
-                    "redirect); start the authorization again")
-        if text.startswith("Protected resource metadata request failed"):
-            return (f"the server's OAuth metadata could not be fetched ({text.rpartition(': ')[2]}); the server or its "
-                    "authorization server may be down; try again later")
-        if text.startswith("Protected resource"):
-            return (f"{text}: the server's protected-resource metadata names another resource, so no token is "
-                    "requested for it; check the server's url")
-        return f"{text}; check the server's url and OAuth settings"
-    if isinstance(exc, ValidationError):
-        return (f"the authorization server sent a malformed answer ({exc.title}); check that the server's "
-                "authorization server implements OAuth 2.1")
-    if isinstance(exc, TimeoutError):
-        return "the authorization server did not answer in time; try again later"
-    if isinstance(exc, httpx2.HTTPError | OSError):
-        return f"could not reach the authorization server ({type(exc).__name__}); check that it is up"
-    return f"the authorization flow failed ({type(exc).__name__}); run with logging at DEBUG for details"
 
 
 def _origin(url: str) -> tuple[str, str]:
@@ -218,6 +109,7 @@ class _Guarded(OAuthClientProvider):
     _loaded: bool
     _loaded_client_id: str | None
     _auth_method: str | None
+    _guessed_for: OAuthClientInformationFull | None
 
     def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
         self._label = label
@@ -228,7 +120,7 @@ class _Guarded(OAuthClientProvider):
         self._legacy_issuer = None
         self._failure_watchers = []
         self._loaded, self._loaded_client_id = False, None
-        self._auth_method = None
+        self._auth_method = self._guessed_for = None
 
     def watch_failures(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` whenever a flow fails (the SSE transport ends its session then, since the SDK's
@@ -299,16 +191,20 @@ class _Guarded(OAuthClientProvider):
         (``oauth.token_endpoint_auth_method``) nor the registration said (see :func:`_auth_method_for`).
 
         The SDK sends no secret for a client record without a method, so a dynamic registration answered
-        with a secret but no method, or a pre-registered confidential client, would be refused."""
-        info = self.context.client_info
+        with a secret but no method, or a pre-registered confidential client, would be refused. A choice
+        made before discovery (a refresh with tokens from an earlier run) is a guess, made again once the
+        authorization server's metadata is known."""
+        info, metadata = self.context.client_info, self.context.oauth_metadata
+        if info is not None and info is self._guessed_for and metadata is not None:
+            info.token_endpoint_auth_method = None
         if info is None or not info.client_secret or info.token_endpoint_auth_method is not None:
             self._auth_method = info.token_endpoint_auth_method if info is not None else None
             return
-        metadata = self.context.oauth_metadata
         method = _auth_method_for(metadata.token_endpoint_auth_methods_supported if metadata is not None else None)
         info.token_endpoint_auth_method = self._auth_method = method
+        self._guessed_for = info if metadata is None else None
         logger.debug("OAuth with %s: sending the client secret with %s", self._label, method)
-        if not self._settings.client_id and self._settings.grant == "authorization_code":
+        if metadata is not None and not self._settings.client_id and self._settings.grant == "authorization_code":
             await self.context.storage.set_client_info(info)  # a dynamic registration: keep the choice
 
     async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
@@ -373,7 +269,7 @@ class _Guarded(OAuthClientProvider):
         if isinstance(self._store, TokenStore) and metadata is not None:
             self._store.current_issuer = str(metadata.issuer)
 
-    def _client(self) -> _Client:
+    def _client(self) -> Client:
         """The client that last authenticated at the token endpoint (for the ``invalid_client`` message)."""
         settings, info, metadata = self._settings, self.context.client_info, self.context.oauth_metadata
         client_id = info.client_id if info is not None else settings.client_id
@@ -386,10 +282,10 @@ class _Guarded(OAuthClientProvider):
         else:
             kind = "new registration"
         supported = metadata.token_endpoint_auth_methods_supported if metadata is not None else None
-        return _Client(kind, client_id, self._auth_method, tuple(supported or ()))
+        return Client(kind, client_id, self._auth_method, tuple(supported or ()))
 
     def _failure(self, exc: BaseException) -> AuthError:
-        text = _describe_failure(exc, grant=self._settings.grant, client=self._client())
+        text = describe_failure(exc, self._client())
         prefix = f"OAuth with {self._label}"
         if not text.startswith(prefix):
             text = f"{prefix} failed: {text}"
@@ -547,7 +443,7 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
                 scope=settings.scope,
                 # a native app with a loopback redirect is a public client (RFC 8252 §8.4): registered without
                 # a secret unless the user asks for a confidential one
-                token_endpoint_auth_method=settings.token_endpoint_auth_method or "none",  # type: ignore[arg-type]
+                token_endpoint_auth_method=cast(TokenEndpointAuthMethod, settings.token_endpoint_auth_method or "none"),
             )
             provider = _AuthorizationCode(url, metadata, store, agent.redirect, agent.callback,
                                           client_metadata_url=settings.client_metadata_url,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from urllib.parse import parse_qs
 
@@ -138,3 +139,24 @@ def test_invalid_client_for_a_registration_stored_by_an_earlier_run(oauth_server
     message = str(caught.value)
     assert "refused the client registration stored by an earlier run" in message, message
     assert "mcp-litellm logout" in message and "check oauth.client_id" not in message
+
+
+def test_a_refresh_before_discovery_does_not_fix_the_method_for_the_rest_of_the_run(post_only):
+    # A later run holds an expired token and refreshes before it has discovered the authorization server:
+    # the secret goes as client_secret_basic (the default), which this server refuses; the authorization that
+    # follows, with the server's metadata known, sends it as client_secret_post.
+    pre_registered = {"client_id": APP_CLIENT[0], "client_secret": APP_CLIENT[1], "redirect_uri": APP_REDIRECT}
+    post_only.provider.token_ttl = 1
+    with make(post_only, authorize=Browser(), **pre_registered) as client:
+        assert add(client) == "42"
+    time.sleep(1.5)
+    post_only.provider.token_ttl = 3600
+    browser = Browser()
+    with make(post_only, authorize=browser, **pre_registered) as client:
+        assert add(client) == "42"
+    assert len(browser.urls) == 1
+    forms = [{k: v[0] for k, v in parse_qs(body).items()} for body in post_only.token_bodies]
+    sent = [(form["grant_type"], "basic" if headers.get("authorization", "").startswith("Basic ") else
+             "post" if form.get("client_secret") else "none")
+            for form, headers in zip(forms, post_only.token_headers, strict=True)]
+    assert sent == [("authorization_code", "post"), ("refresh_token", "basic"), ("authorization_code", "post")]
