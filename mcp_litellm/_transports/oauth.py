@@ -10,9 +10,13 @@ Metadata Document) or its client-credentials / private-key-JWT providers, each e
   open, or the user's ``authorize`` callable; the wait is bounded by ``oauth.timeout`` and the
   request's own timeout is suspended while a person is at work;
 - tokens that outlive the process (:mod:`.oauth_storage`), refreshed shortly before they expire;
-- failures as :class:`~mcp_litellm.AuthError` with a fix, never a secret. The SDK's transports
-  would end the whole session on an exception in the auth flow (streamable HTTP) or swallow it
-  (SSE), so the flow records the error in the request's :class:`~.http.HttpObserver` and lets the
+- the client's authentication at the token endpoint: a dynamic registration asks for a public client
+  (``token_endpoint_auth_method`` ``"none"``, RFC 8252) unless ``oauth.token_endpoint_auth_method``
+  asks for a secret, and a client secret goes by the method the user set, else the one the
+  registration names, else one the authorization server lists as supported;
+- failures as :class:`~mcp_litellm.AuthError` with a fix, never a secret (:mod:`.oauth_errors`).
+  The SDK's transports would end the whole session on an exception in the auth flow (streamable
+  HTTP) or swallow it (SSE), so the flow records the error in the request's :class:`~.http.HttpObserver` and lets the
   request go out without credentials; the server's 401 then fails the request, and the connection
   raises the recorded error.
 """
