@@ -286,7 +286,8 @@ class _Guarded(OAuthClientProvider):
         else:
             kind = "new registration"
         supported = metadata.token_endpoint_auth_methods_supported if metadata is not None else None
-        return Client(kind, client_id, self._auth_method, tuple(supported or ()))
+        method = self._auth_method or (info.token_endpoint_auth_method if info is not None else None)
+        return Client(kind, client_id, method, tuple(supported or ()))
 
     def _failure(self, exc: BaseException) -> AuthError:
         text = describe_failure(exc, self._client())

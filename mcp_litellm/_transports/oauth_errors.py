@@ -62,6 +62,10 @@ def _invalid_client(client: Client, said: str) -> str:
         how = _METHOD_WORDS.get(client.method, f"with token_endpoint_auth_method {client.method!r}")
     supports = f" (it supports: {', '.join(client.supported)})" if client.supported else ""
     other = [m for m in client.supported if m in _METHOD_WORDS and m != client.method]
+    if client.method == "private_key_jwt":
+        return (f"the authorization server refused the client {client.client_id!r}{said}, which authenticated with "
+                "a signed JWT (private_key_jwt); check oauth.client_id, oauth.private_key and "
+                "oauth.signing_algorithm, and that the server holds this key's public half for the client")
     if client.kind == "pre-registered":
         return (f"the authorization server refused the pre-registered client {client.client_id!r}{said}, which "
                 f"authenticated {how}; check oauth.client_id and oauth.client_secret, and set "

@@ -141,16 +141,18 @@ def test_invalid_client_for_a_registration_stored_by_an_earlier_run(oauth_server
     assert "mcp-litellm logout" in message and "check oauth.client_id" not in message
 
 
-def test_a_refresh_before_discovery_does_not_fix_the_method_for_the_rest_of_the_run(post_only):
+def test_a_refresh_before_discovery_does_not_fix_the_method_for_the_rest_of_the_run(post_only, token_dir):
     # A later run holds an expired token and refreshes before it has discovered the authorization server:
     # the secret goes as client_secret_basic (the default), which this server refuses; the authorization that
     # follows, with the server's metadata known, sends it as client_secret_post.
     pre_registered = {"client_id": APP_CLIENT[0], "client_secret": APP_CLIENT[1], "redirect_uri": APP_REDIRECT}
-    post_only.provider.token_ttl = 1
     with make(post_only, authorize=Browser(), **pre_registered) as client:
         assert add(client) == "42"
-    time.sleep(1.5)
-    post_only.provider.token_ttl = 3600
+    [stored_file] = token_dir.iterdir()
+    stored = json.loads(stored_file.read_text())
+    for entry in stored["issuers"].values():
+        entry["expires_at"] = time.time() - 60  # as if the run came an hour later
+    stored_file.write_text(json.dumps(stored))
     browser = Browser()
     with make(post_only, authorize=browser, **pre_registered) as client:
         assert add(client) == "42"
@@ -160,3 +162,20 @@ def test_a_refresh_before_discovery_does_not_fix_the_method_for_the_rest_of_the_
              "post" if form.get("client_secret") else "none")
             for form, headers in zip(forms, post_only.token_headers, strict=True)]
     assert sent == [("authorization_code", "post"), ("refresh_token", "basic"), ("authorization_code", "post")]
+
+
+def test_invalid_client_for_a_private_key_jwt_client(oauth_server):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key, other = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    oauth_server.jwt_public_key = other.public_key()  # the server knows another key for this client
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    with pytest.raises(ml.AuthError) as caught:
+        make(oauth_server, grant="private_key_jwt", client_id=CC_CLIENT[0], private_key=pem, signing_algorithm="ES256",
+             storage="memory").start()
+    message = str(caught.value)
+    assert "refused the client 'machine-client'" in message and "(private_key_jwt)" in message, message
+    assert "oauth.private_key" in message and "token_endpoint_auth_method" not in message
+    assert "BEGIN" not in message
