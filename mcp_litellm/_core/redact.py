@@ -17,7 +17,8 @@ _SECRET_PARAM = re.compile(
     r"(key|token|secret|password|passwd|pwd|signature|sig|auth|credentials?|code|verifier|assertion)$", re.I)
 """Query parameter names whose values are secrets: api_key, apiKey, key, token, access_token, secret,
 an OAuth redirect's code, a PKCE code_verifier, ..."""
-_OAUTH_PLAIN = {"client_id", "scopes", "redirect_uri", "client_metadata_url", "grant", "signing_algorithm", "timeout"}
+_OAUTH_PLAIN = {"client_id", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url", "grant",
+                "signing_algorithm", "timeout"}
 """``oauth`` settings shown as they are; the others (client_secret, private_key, ...) are masked."""
 _QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*)")
 

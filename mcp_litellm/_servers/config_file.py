@@ -180,10 +180,10 @@ def load_config(
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
     ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
     ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``. A remote entry may set
-    ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``, ``scopes``,
-    ``redirect_uri``, ``client_metadata_url``, ``grant``, ``private_key``, ``signing_algorithm``,
-    ``storage``, ``timeout``). String values may use ``${VAR}`` and ``${VAR:-default}`` (from
-    ``environ``, default ``os.environ``).
+    ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``,
+    ``token_endpoint_auth_method``, ``scopes``, ``redirect_uri``, ``client_metadata_url``, ``grant``,
+    ``private_key``, ``signing_algorithm``, ``storage``, ``timeout``). String values may use ``${VAR}``
+    and ``${VAR:-default}`` (from ``environ``, default ``os.environ``).
 
     A LiteLLM Proxy ``config.yaml`` works as it is: its ``mcp_servers:`` entries (``transport``
     ``stdio``/``http``/``sse``, ``auth_type`` with ``authentication_token``, ``static_headers``,

@@ -10,39 +10,43 @@ Metadata Document) or its client-credentials / private-key-JWT providers, each e
   open, or the user's ``authorize`` callable; the wait is bounded by ``oauth.timeout`` and the
   request's own timeout is suspended while a person is at work;
 - tokens that outlive the process (:mod:`.oauth_storage`), refreshed shortly before they expire;
-- failures as :class:`~mcp_litellm.AuthError` with a fix, never a secret. The SDK's transports
-  would end the whole session on an exception in the auth flow (streamable HTTP) or swallow it
-  (SSE), so the flow records the error in the request's :class:`~.http.HttpObserver` and lets the
+- the client's authentication at the token endpoint: a dynamic registration asks for a public client
+  (``token_endpoint_auth_method`` ``"none"``, RFC 8252) unless ``oauth.token_endpoint_auth_method``
+  asks for a secret, and a client secret goes by the method the user set, else the one the
+  registration names, else one the authorization server lists as supported;
+- failures as :class:`~mcp_litellm.AuthError` with a fix, never a secret (:mod:`.oauth_errors`).
+  The SDK's transports would end the whole session on an exception in the auth flow (streamable
+  HTTP) or swallow it (SSE), so the flow records the error in the request's :class:`~.http.HttpObserver` and lets the
   request go out without credentials; the server's 401 then fails the request, and the connection
   raises the recorded error.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import warnings
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, TokenStorage
-from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
 from mcp.client.auth.utils import union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
-from pydantic import AnyUrl, ValidationError
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, TokenEndpointAuthMethod
+from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._transports.oauth_config import OAuthSettings
+from mcp_litellm._transports.oauth_errors import Client, describe_failure
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
 from mcp_litellm._transports.oauth_user_agent import CALLBACK_PATH, NO_BROWSER_ENV, UserAgent, free_port
 from mcp_litellm._transports.observer import http_observer
@@ -76,67 +80,16 @@ def is_oauth(auth: Any) -> bool:
     return isinstance(auth, _Guarded)
 
 
-# -- errors -------------------------------------------------------------------------------------------
+# -- token endpoint authentication -------------------------------------------------------------------
 
 
-def _token_error_code(text: str) -> tuple[int | None, str | None]:
-    """The HTTP status and OAuth ``error`` code in the SDK's ``Token exchange failed (400): {...}``."""
-    status: int | None = None
-    head, _, body = text.partition(":")
-    digits = "".join(ch for ch in head.split("(")[-1] if ch.isdigit())
-    if digits:
-        status = int(digits)
-    try:
-        parsed = json.loads(body.strip())
-    except ValueError:
-        return status, None
-    code = parsed.get("error") if isinstance(parsed, dict) else None
-    return status, code if isinstance(code, str) else None
-
-
-def _describe_failure(exc: BaseException, *, grant: str) -> str:
-    """What went wrong in an OAuth flow and how to fix it, without quoting secrets."""
-    text = str(exc)
-    if isinstance(exc, AuthError):
-        return text
-    if isinstance(exc, OAuthRegistrationError):
-        return ("the authorization server refused dynamic client registration; register a client with it and set "
-                "oauth.client_id (and oauth.client_secret if it issued one)")
-    if isinstance(exc, OAuthTokenError):
-        status, code = _token_error_code(text)
-        said = f" (HTTP {status}{', ' + code if code else ''})" if status else ""
-        if code == "invalid_client" or status == 401:
-            fix = ("check oauth.client_id and oauth.client_secret" if grant != "authorization_code" else
-                   "check oauth.client_id and oauth.client_secret, or run 'mcp-litellm logout NAME' to drop a stale "
-                   "registration")
-            return f"the authorization server rejected the client's credentials{said}; {fix}"
-        if code == "invalid_grant":
-            return f"the authorization server rejected the authorization code{said}; authorize again"
-        if code == "invalid_scope":
-            return f"the authorization server refused the requested scopes{said}; check oauth.scopes"
-        return f"the token request failed{said}; check the client settings and try again"
-    if isinstance(exc, OAuthFlowError):
-        if text.startswith("State parameter mismatch"):
-            return ("the redirect's state does not match the authorization request (a stale, foreign or forged "
-                    "redirect); start the authorization again")
-        if "iss" in text and ("mismatch" in text or "missing iss" in text) and "metadata" not in text:
-            return ("the redirect's iss does not name the authorization server that was asked (a mix-up or forged "
-                    "redirect); start the authorization again")
-        if text.startswith("Protected resource metadata request failed"):
-            return (f"the server's OAuth metadata could not be fetched ({text.rpartition(': ')[2]}); the server or its "
-                    "authorization server may be down; try again later")
-        if text.startswith("Protected resource"):
-            return (f"{text}: the server's protected-resource metadata names another resource, so no token is "
-                    "requested for it; check the server's url")
-        return f"{text}; check the server's url and OAuth settings"
-    if isinstance(exc, ValidationError):
-        return (f"the authorization server sent a malformed answer ({exc.title}); check that the server's "
-                "authorization server implements OAuth 2.1")
-    if isinstance(exc, TimeoutError):
-        return "the authorization server did not answer in time; try again later"
-    if isinstance(exc, httpx2.HTTPError | OSError):
-        return f"could not reach the authorization server ({type(exc).__name__}); check that it is up"
-    return f"the authorization flow failed ({type(exc).__name__}); run with logging at DEBUG for details"
+def _auth_method_for(supported: list[str] | None) -> str:
+    """How to send a client secret to a server that supports ``supported`` (its metadata's
+    ``token_endpoint_auth_methods_supported``): ``client_secret_basic`` where listed, or where nothing is
+    listed (the default, RFC 8414 §2), else ``client_secret_post`` where listed."""
+    if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
 
 
 def _origin(url: str) -> tuple[str, str]:
@@ -157,6 +110,10 @@ class _Guarded(OAuthClientProvider):
     _step_up: bool
     _legacy_issuer: str | None
     _failure_watchers: list[Callable[[], None]]
+    _loaded: bool
+    _loaded_client_id: str | None
+    _auth_method: str | None
+    _guessed_for: OAuthClientInformationFull | None
 
     def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
         self._label = label
@@ -166,6 +123,8 @@ class _Guarded(OAuthClientProvider):
         self._step_up = False
         self._legacy_issuer = None
         self._failure_watchers = []
+        self._loaded, self._loaded_client_id = False, None
+        self._auth_method = self._guessed_for = None
 
     def watch_failures(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` whenever a flow fails (the SSE transport ends its session then, since the SDK's
@@ -200,6 +159,8 @@ class _Guarded(OAuthClientProvider):
         if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
             self._legacy_issuer = info.issuer  # used only if the server still has no resource metadata
         settings = self._settings
+        if not self._loaded:  # the registration found in storage at the start (a later run's client)
+            self._loaded, self._loaded_client_id = True, info.client_id if info is not None else None
         if settings.grant == "authorization_code" and settings.client_id:
             redirect = self.context.client_metadata.redirect_uris
             self.context.client_info = OAuthClientInformationFull(
@@ -207,8 +168,19 @@ class _Guarded(OAuthClientProvider):
                 client_secret=settings.client_secret,
                 redirect_uris=redirect,
                 grant_types=["authorization_code", "refresh_token"],
-                token_endpoint_auth_method="client_secret_basic" if settings.client_secret else "none",
+                # None: chosen from the authorization server's metadata before the first token request
+                token_endpoint_auth_method=settings.token_endpoint_auth_method or (
+                    None if settings.client_secret else "none"),
             )
+        elif settings.grant == "client_credentials" and info is not None:
+            self.context.client_info = info.model_copy(
+                update={"token_endpoint_auth_method": settings.token_endpoint_auth_method})
+        elif (settings.grant == "authorization_code" and info is not None and settings.token_endpoint_auth_method
+              and (settings.token_endpoint_auth_method != "none") != bool(info.client_secret)):
+            # A stored registration of the other kind (public vs confidential) than the user now asks for.
+            logger.info("OAuth with %s: registering anew, as a %s client (oauth.token_endpoint_auth_method)",
+                        self._label, "public" if settings.token_endpoint_auth_method == "none" else "confidential")
+            self.context.client_info = None
         elif settings.grant == "authorization_code" and settings.redirect_uri is None:
             # Reuse the loopback redirect URI an earlier run registered (its port is part of it).
             info = self.context.client_info
@@ -217,6 +189,35 @@ class _Guarded(OAuthClientProvider):
                 agent = self.context.redirect_handler and getattr(self.context.redirect_handler, "__self__", None)
                 if isinstance(agent, UserAgent):
                     agent.redirect_uri = str(info.redirect_uris[0])
+
+    async def _settle_auth_method(self) -> None:
+        """Before a token request: how a client holding a secret sends it, when neither the user
+        (``oauth.token_endpoint_auth_method``) nor the registration said (see :func:`_auth_method_for`).
+
+        The SDK sends no secret for a client record without a method, so a dynamic registration answered
+        with a secret but no method, or a pre-registered confidential client, would be refused. A choice
+        made before discovery (a refresh with tokens from an earlier run) is a guess, made again once the
+        authorization server's metadata is known."""
+        info, metadata = self.context.client_info, self.context.oauth_metadata
+        if info is not None and info is self._guessed_for and metadata is not None:
+            info.token_endpoint_auth_method = None
+        if info is None or not info.client_secret or info.token_endpoint_auth_method is not None:
+            self._auth_method = info.token_endpoint_auth_method if info is not None else None
+            return
+        method = _auth_method_for(metadata.token_endpoint_auth_methods_supported if metadata is not None else None)
+        info.token_endpoint_auth_method = self._auth_method = method
+        self._guessed_for = info if metadata is None else None
+        logger.debug("OAuth with %s: sending the client secret with %s", self._label, method)
+        if metadata is not None and not self._settings.client_id and self._settings.grant == "authorization_code":
+            await self.context.storage.set_client_info(info)  # a dynamic registration: keep the choice
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        await self._settle_auth_method()
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
+
+    async def _refresh_token(self) -> httpx2.Request:
+        await self._settle_auth_method()
+        return await super()._refresh_token()
 
     async def _perform_authorization(self) -> httpx2.Request:
         configured = self._settings.scope
@@ -272,8 +273,24 @@ class _Guarded(OAuthClientProvider):
         if isinstance(self._store, TokenStore) and metadata is not None:
             self._store.current_issuer = str(metadata.issuer)
 
+    def _client(self) -> Client:
+        """The client that last authenticated at the token endpoint (for the ``invalid_client`` message)."""
+        settings, info, metadata = self._settings, self.context.client_info, self.context.oauth_metadata
+        client_id = info.client_id if info is not None else settings.client_id
+        if settings.client_id or settings.grant != "authorization_code":
+            kind = "pre-registered"
+        elif settings.client_metadata_url and client_id == settings.client_metadata_url:
+            kind = "metadata document"
+        elif client_id is not None and client_id == self._loaded_client_id:
+            kind = "stored registration"
+        else:
+            kind = "new registration"
+        supported = metadata.token_endpoint_auth_methods_supported if metadata is not None else None
+        method = self._auth_method or (info.token_endpoint_auth_method if info is not None else None)
+        return Client(kind, client_id, method, tuple(supported or ()))
+
     def _failure(self, exc: BaseException) -> AuthError:
-        text = _describe_failure(exc, grant=self._settings.grant)
+        text = describe_failure(exc, self._client())
         prefix = f"OAuth with {self._label}"
         if not text.startswith(prefix):
             text = f"{prefix} failed: {text}"
@@ -366,7 +383,9 @@ class _AuthorizationCode(_Guarded):
 
 
 class _ClientCredentials(_Guarded, ClientCredentialsOAuthProvider):
-    pass
+    async def _exchange_token_client_credentials(self) -> httpx2.Request:
+        await self._settle_auth_method()
+        return await super()._exchange_token_client_credentials()
 
 
 class _PrivateKeyJWT(_Guarded, PrivateKeyJWTOAuthProvider):
@@ -427,6 +446,9 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
                 response_types=["code"],
                 client_name="mcp-litellm",
                 scope=settings.scope,
+                # a native app with a loopback redirect is a public client (RFC 8252 §8.4): registered without
+                # a secret unless the user asks for a confidential one
+                token_endpoint_auth_method=cast(TokenEndpointAuthMethod, settings.token_endpoint_auth_method or "none"),
             )
             provider = _AuthorizationCode(url, metadata, store, agent.redirect, agent.callback,
                                           client_metadata_url=settings.client_metadata_url,

@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings"]
+__all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings"]
 
 OAUTH_KEYS = (
-    "client_id", "client_secret", "scopes", "redirect_uri", "client_metadata_url", "grant", "private_key",
-    "signing_algorithm", "storage", "timeout", "authorize",
+    "client_id", "client_secret", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url",
+    "grant", "private_key", "signing_algorithm", "storage", "timeout", "authorize",
 )
 GRANTS = ("authorization_code", "client_credentials", "private_key_jwt")
+AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
+"""The values of ``oauth.token_endpoint_auth_method``: how the client authenticates at the token endpoint."""
 _ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 _STORAGE_METHODS = ("get_tokens", "set_tokens", "get_client_info", "set_client_info")
@@ -42,6 +44,7 @@ class OAuthSettings:
 
     client_id: str | None = None
     client_secret: str | None = None
+    token_endpoint_auth_method: str | None = None
     scopes: tuple[str, ...] | None = None
     redirect_uri: str | None = None
     client_metadata_url: str | None = None
@@ -55,6 +58,7 @@ class OAuthSettings:
     def __repr__(self) -> str:  # secrets stay out of reprs
         shown = {"grant": self.grant, "client_id": self.client_id,
                  "client_secret": "***" if self.client_secret else None,
+                 "token_endpoint_auth_method": self.token_endpoint_auth_method,
                  "private_key": "***" if self.private_key else None,
                  "storage": self.storage if isinstance(self.storage, str) else f"<{type(self.storage).__name__}>",
                  "authorize": self.authorize is not None}
@@ -182,9 +186,13 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
     algorithm = raw.get("signing_algorithm") or "RS256"
     if algorithm not in _ALGORITHMS:
         raise OAuthProblem("oauth.signing_algorithm", f"must be one of {', '.join(_ALGORITHMS)}")
+    auth_method = raw.get("token_endpoint_auth_method")
+    if auth_method is not None and auth_method not in AUTH_METHODS:
+        raise OAuthProblem("oauth.token_endpoint_auth_method", f"must be one of {', '.join(map(repr, AUTH_METHODS))}")
     settings = OAuthSettings(
         client_id=_string("client_id", raw.get("client_id")),
         client_secret=_string("client_secret", raw.get("client_secret")),
+        token_endpoint_auth_method=auth_method,
         scopes=_scopes(raw.get("scopes")),
         redirect_uri=_redirect_uri(raw.get("redirect_uri"), custom_agent=authorize is not None),
         client_metadata_url=client_metadata_url,
@@ -205,4 +213,22 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
         raise OAuthProblem("oauth.private_key", "is only used with grant 'private_key_jwt'")
     if settings.client_secret and not settings.client_id:
         raise OAuthProblem("oauth.client_secret", "needs client_id too (the pre-registered client)")
+    _check_auth_method(settings)
     return settings
+
+
+def _check_auth_method(settings: OAuthSettings) -> None:
+    """``oauth.token_endpoint_auth_method`` must fit the grant and the client it describes."""
+    method = settings.token_endpoint_auth_method
+    key = "oauth.token_endpoint_auth_method"
+    if method is None:
+        return
+    if settings.grant == "private_key_jwt":
+        raise OAuthProblem(key, "does not apply to grant 'private_key_jwt' (it always signs a JWT assertion)")
+    if method == "none" and settings.grant == "client_credentials":
+        raise OAuthProblem(key, "the client_credentials grant authenticates with the client secret: use "
+                                "'client_secret_basic' or 'client_secret_post'")
+    if method == "none" and settings.client_secret:
+        raise OAuthProblem(key, "'none' sends no client secret, but oauth.client_secret is set: drop one of them")
+    if method != "none" and settings.client_id and not settings.client_secret:
+        raise OAuthProblem(key, f"{method!r} sends the client secret, but oauth.client_secret is not set")

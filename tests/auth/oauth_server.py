@@ -7,9 +7,11 @@ a thread with its own event loop, so tests can look at and change its state (iss
 grants it saw, the token lifetime) while a client talks to it.
 
 Two grants the SDK's token endpoint lacks are answered by an ASGI layer in front of it:
-``client_credentials`` for the pre-registered client ``CC_CLIENT`` (client_secret_basic or a
-private_key_jwt assertion checked against ``jwt_public_key``). The same layer records the bodies
-of token requests, so a test can learn the PKCE verifiers the client sent.
+``client_credentials`` for the pre-registered client ``CC_CLIENT`` (client_secret_basic,
+client_secret_post, each where ``auth_methods`` allows it, or a private_key_jwt assertion checked against
+``jwt_public_key``). The same layer records the bodies of token requests, so a test can learn the PKCE
+verifiers the client sent, and plays the authorization servers some tests need (``OAuthServer``'s
+``auth_methods``, ``hide_registered_method``, ``refuse_token``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import socket
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -149,35 +152,47 @@ class _TokenFront:
         self.server = server
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or not scope["path"].endswith("/token") or scope["method"] != "POST":
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.endswith("/.well-known/oauth-authorization-server") and self.server.auth_methods is not None:
+            methods = list(self.server.auth_methods)
+            await _rewrite_json(self.app, scope, receive, send,
+                                lambda metadata: {**metadata, "token_endpoint_auth_methods_supported": methods})
+            return
+        if path.endswith("/register") and self.server.hide_registered_method:
+            # a server that ignores the method asked for, issues a secret and does not say how to send it
+            asked = json.loads(await _read(receive))
+            asked.pop("token_endpoint_auth_method", None)
+            body = json.dumps(asked).encode()
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+                     + [(b"content-length", str(len(body)).encode())]}
+            await _rewrite_json(self.app, scope, _replay(body, receive), send,
+                                lambda answer: {k: v for k, v in answer.items() if k != "token_endpoint_auth_method"})
+            return
+        if not path.endswith("/token") or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await _read(receive)
         self.server.token_bodies.append(body.decode())
         form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        self.server.token_headers.append(headers)
+        refusal = self.server.refuse_token(form, headers) if self.server.refuse_token is not None else None
+        if refusal is not None:
+            await _json(send, 401, {"error": "invalid_client", "error_description": refusal})
+            return
         if form.get("grant_type") == "client_credentials":
             await self._client_credentials(scope, form, send)
             return
-        sent = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, _replay(body, receive), send)
 
     async def _client_credentials(self, scope: dict[str, Any], form: dict[str, str], send: Any) -> None:
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         client_id: str | None = None
-        if headers.get("authorization", "").startswith("Basic "):
+        methods = self.server.auth_methods or ("client_secret_basic", "client_secret_post")
+        if form.get("client_secret") and "client_secret_post" in methods:
+            if (form.get("client_id"), form["client_secret"]) == CC_CLIENT:
+                client_id = CC_CLIENT[0]
+        elif headers.get("authorization", "").startswith("Basic ") and "client_secret_basic" in methods:
             decoded = base64.b64decode(headers["authorization"][6:]).decode()
             given_id, _, given_secret = decoded.partition(":")
             if (given_id, given_secret) == CC_CLIENT:
@@ -201,6 +216,50 @@ class _TokenFront:
         await _json(send, 200, token.model_dump(mode="json", exclude_none=True))
 
 
+async def _read(receive: Any) -> bytes:
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """An ASGI ``receive`` that hands the app ``body`` (already read) first."""
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _rewrite_json(app: Any, scope: dict[str, Any], receive: Any, send: Any,
+                        change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Run ``app`` and send its JSON answer as ``change`` makes it."""
+    start: dict[str, Any] = {}
+    parts: list[bytes] = []
+
+    async def capture(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+            return
+        parts.append(message.get("body", b""))
+        if message.get("more_body"):
+            return
+        body = json.dumps(change(json.loads(b"".join(parts)))).encode()
+        headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    await app(scope, receive, capture)
+
+
 async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
     body = json.dumps(payload).encode()
     await send({"type": "http.response.start", "status": status,
@@ -212,21 +271,34 @@ class OAuthServer:
     """The server, running in a thread: ``url`` (/mcp), ``sse_url`` (/sse), ``provider`` (its state)."""
 
     def __init__(self, *, issuer_port: int | None = None, legacy: bool = False,
-                 provider: Provider | None = None) -> None:
+                 provider: Provider | None = None, auth_methods: tuple[str, ...] | None = None,
+                 hide_registered_method: bool = False) -> None:
         """``issuer_port``: advertise an authorization server on that port (nothing listens there).
         ``legacy``: a 2025-03-26 server: no protected-resource metadata, and authorization server metadata
         at the origin naming the issuer ``<origin>/oauth``, whose endpoints live under /oauth.
-        ``provider``: share another server's state (so one can be the authorization server of the other)."""
+        ``provider``: share another server's state (so one can be the authorization server of the other).
+        ``auth_methods``: the ``token_endpoint_auth_methods_supported`` to advertise (``APP_CLIENT`` is then
+        registered with ``client_secret_post`` unless ``client_secret_basic`` is among them).
+        ``hide_registered_method``: dynamic registration ignores the method asked for (so issues a secret
+        for ``client_secret_post``) and leaves ``token_endpoint_auth_method`` out of its answer.
+        ``refuse_token`` (an attribute): ``(form, headers) -> reason or None``; a reason refuses the token
+        request with 401 ``invalid_client``."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
         self.sse_url = f"{self.base}/sse"
         self.provider = provider or Provider()
         self.token_bodies: list[str] = []
+        self.token_headers: list[dict[str, str]] = []
         self.jwt_public_key: Any = None
+        self.auth_methods = auth_methods
+        self.hide_registered_method = hide_registered_method
+        self.refuse_token: Callable[[dict[str, str], dict[str, str]], str | None] | None = None
+        app_method = "client_secret_basic" if auth_methods is None or "client_secret_basic" in auth_methods else \
+            "client_secret_post"
         self.provider.clients[APP_CLIENT[0]] = OAuthClientInformationFull(
             client_id=APP_CLIENT[0], client_secret=APP_CLIENT[1], redirect_uris=[APP_REDIRECT],
-            token_endpoint_auth_method="client_secret_basic", grant_types=["authorization_code", "refresh_token"],
+            token_endpoint_auth_method=app_method, grant_types=["authorization_code", "refresh_token"],
             scope="mcp",
         )
         issuer = f"http://127.0.0.1:{issuer_port}" if issuer_port else self.base

@@ -67,6 +67,16 @@ def test_json_jsonc_and_yaml_files(tmp_path):
     ({"oauth": {"grant": "private_key_jwt", "client_id": "m", "private_key": "missing.pem"}}, "oauth.private_key",
      "cannot be read"),
     ({"oauth": ["client_id"]}, "oauth", "must be a mapping"),
+    ({"oauth": {"token_endpoint_auth_method": "basic"}}, "oauth.token_endpoint_auth_method", "must be one of"),
+    ({"oauth": {"client_id": "a", "client_secret": "abcdefgh", "token_endpoint_auth_method": "none"}},
+     "oauth.token_endpoint_auth_method", "'none' sends no client secret"),
+    ({"oauth": {"client_id": "a", "token_endpoint_auth_method": "client_secret_post"}},
+     "oauth.token_endpoint_auth_method", "oauth.client_secret is not set"),
+    ({"oauth": {"grant": "client_credentials", "client_id": "m", "client_secret": "abcdefgh",
+                "token_endpoint_auth_method": "none"}}, "oauth.token_endpoint_auth_method", "client_secret_post"),
+    ({"oauth": {"grant": "private_key_jwt", "client_id": "m", "private_key": "-----BEGIN PRIVATE KEY-----",
+                "token_endpoint_auth_method": "client_secret_basic"}}, "oauth.token_endpoint_auth_method",
+     "does not apply"),
 ])
 def test_bad_settings_name_the_server_and_key(tmp_path, entry, key, words):
     with pytest.raises(ml.ConfigError) as caught:

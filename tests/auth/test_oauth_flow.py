@@ -160,7 +160,7 @@ def test_wrong_client_secret(oauth_server):
                   redirect_uri=APP_REDIRECT)
     with pytest.raises(ml.AuthError) as caught:
         client.start()
-    assert "rejected the client's credentials" in str(caught.value)
+    assert "refused the pre-registered client 'app-client'" in str(caught.value)
     assert "oauth.client_secret" in str(caught.value)
     assert "wrong-secret-123456" not in str(caught.value)
 
@@ -280,7 +280,7 @@ def test_client_credentials(oauth_server):
     with make(oauth_server, grant="client_credentials", client_id=CC_CLIENT[0], client_secret=CC_CLIENT[1]) as client:
         assert add(client) == "42"
     assert oauth_server.grants() == ["client_credentials"]
-    with pytest.raises(ml.AuthError, match="rejected the client's credentials"):
+    with pytest.raises(ml.AuthError, match="refused the pre-registered client 'machine-client'"):
         make(oauth_server, grant="client_credentials", client_id=CC_CLIENT[0], client_secret="nope-nope-nope",
              storage="memory").start()
 
