@@ -40,7 +40,7 @@ class OAuthProblem(ValueError):
 
 @dataclass(frozen=True, repr=False)
 class OAuthSettings:
-    """Checked ``oauth`` settings (see the README's OAuth section for what each one does)."""
+    """Checked ``oauth`` settings (see the OAuth section of docs/guides/connect.md for what each one does)."""
 
     client_id: str | None = None
     client_secret: str | None = None
