@@ -29,6 +29,7 @@ from mcp_litellm._core.errors import (
     UnsupportedFeature,
 )
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_prefixes, hashed_name, safe_tool_name
+from mcp_litellm._core.redact import redact_chain
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 
 if TYPE_CHECKING:
@@ -254,6 +255,7 @@ class ClientGroup:
             return client
         if name in self.failed:
             error = self.failed[name]
+            redact_chain(error)
             raise TransportError(f"server {name!r} is not available: it failed to start ({error})") from error
         disabled = (f"server {name!r} is disabled in the config (\"disabled\": true), so it was not started; "
                     "remove that setting to use it") if name in self.disabled else None
@@ -556,6 +558,7 @@ def _offers(client: Client, capability: str) -> bool:
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     if isinstance(error, MCPLiteLLMError):
         return error
+    redact_chain(error)
     wrapped = TransportError(f"could not start server {name!r}: {type(error).__name__}: {error}")
     wrapped.__cause__ = error
     return wrapped
