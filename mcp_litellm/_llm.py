@@ -6,6 +6,12 @@ package stays cheap and the provider layer has a single seam.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import concurrent.futures.thread
+import contextlib
+import importlib
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +23,77 @@ def litellm_module() -> Any:
     import litellm
 
     return litellm
+
+
+_FIRST_REQUEST_MODULES = ("openai.resources.chat", "openai.resources.chat.completions", "litellm._service_logger",
+                          "litellm.integrations.prometheus_services", "anyio._backends._asyncio")
+"""What the first model request would import on the caller's loop: the OpenAI SDK imports its resource
+classes when a client first reaches ``client.chat`` (about 0.5 s), LiteLLM its service logger, and a
+first streamed answer anyio's asyncio backend."""
+_FIRST_ROUTED_MODULES = ("litellm.integrations.otel.logger", "litellm.router_utils.baseline_request")
+"""What a Router's first request imports besides (its OpenTelemetry logger, about 1 s)."""
+_warm_ups: dict[str | None, concurrent.futures.Future[None]] = {}
+_ROUTED = "\0router"
+"""The key of the Router's first-use work in ``_warm_ups`` (no model is named so)."""
+_TOKENS = "\0tokens:"
+"""The key prefix of a model's tokenizer load in ``_warm_ups``."""
+_warm_ups_lock = threading.Lock()
+_warm_up_pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _warm_up(model: str | None) -> None:
+    """The slow first-use work of LiteLLM, done once: ``model=None`` imports LiteLLM (seconds) and what
+    its first request imports; a model name loads that model's metadata and parameter rules, and with
+    ``_TOKENS`` in front its tokenizer (about 1 s: only where tokens are counted, for tools)."""
+    try:
+        if model is None or model == _ROUTED:
+            litellm_module()
+            for name in _FIRST_REQUEST_MODULES if model is None else _FIRST_ROUTED_MODULES:
+                with contextlib.suppress(ImportError):  # another LiteLLM version: nothing to do early
+                    importlib.import_module(name)
+        elif model.startswith(_TOKENS):
+            count_tokens(model[len(_TOKENS):], text="warm up")
+            with contextlib.suppress(ImportError):  # the encoding LiteLLM counts a stream's tokens with
+                importlib.import_module("litellm.litellm_core_utils.default_encoding")
+        else:
+            model_metadata(model)
+            streams_usage(model)
+    except Exception:  # the request itself reports what is wrong (an unknown provider, a missing package)
+        return
+
+
+def warm_up(model: str | None = None, router: Any = None, *, tokens: bool = False
+            ) -> list[concurrent.futures.Future[None]]:
+    """Start LiteLLM's slow first-use work (its import, the OpenAI SDK's lazy imports, a ``router``'s,
+    ``model``'s metadata, and with ``tokens`` its tokenizer) in a worker thread, each piece once per
+    process; returns the pieces' futures (see :func:`prepare`)."""
+    global _warm_up_pool
+    futures = []
+    keys = [None, *([_ROUTED] if router is not None else []), *([model] if model else []),
+            *([_TOKENS + model] if model and tokens else [])]
+    for key in keys:
+        future = _warm_ups.get(key)
+        if future is None or future.cancelled():
+            with _warm_ups_lock:
+                future = _warm_ups.get(key)
+                if future is None or future.cancelled():
+                    if _warm_up_pool is None:
+                        _warm_up_pool = concurrent.futures.ThreadPoolExecutor(1, "mcp-litellm-warm-up")
+                    future = _warm_ups[key] = _warm_up_pool.submit(_warm_up, key)
+        futures.append(future)
+    return futures
+
+
+async def prepare(model: str | None = None, router: Any = None, *, tokens: bool = False) -> None:
+    """Wait until LiteLLM's first-use work for ``model`` (see :func:`warm_up`) is done, without blocking
+    the caller's event loop: it runs in a worker thread, so the loop keeps serving its other tasks (the
+    first ``chat.aask`` would otherwise stall all of them for seconds). Concurrent callers share it.
+
+    What a worker thread cannot hide: C code that holds the GIL meanwhile (LiteLLM parsing its 3 MB
+    price table, tiktoken building an encoding) still pauses the loop, for a fraction of the time."""
+    for future in warm_up(model, router, tokens=tokens):
+        if not future.done():
+            await asyncio.shield(asyncio.wrap_future(future))
 
 
 async def acompletion(*, router: Any = None, **kwargs: Any) -> Any:
