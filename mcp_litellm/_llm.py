@@ -6,6 +6,13 @@ package stays cheap and the provider layer has a single seam.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import concurrent.futures.thread
+import contextlib
+import importlib
+import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +24,77 @@ def litellm_module() -> Any:
     import litellm
 
     return litellm
+
+
+_FIRST_REQUEST_MODULES = ("openai.resources.chat", "openai.resources.chat.completions", "litellm._service_logger",
+                          "litellm.integrations.prometheus_services", "anyio._backends._asyncio")
+"""What the first model request would import on the caller's loop: the OpenAI SDK imports its resource
+classes when a client first reaches ``client.chat`` (about 0.5 s), LiteLLM its service logger, and a
+first streamed answer anyio's asyncio backend."""
+_FIRST_ROUTED_MODULES = ("litellm.integrations.otel.logger", "litellm.router_utils.baseline_request")
+"""What a Router's first request imports besides (its OpenTelemetry logger, about 1 s)."""
+_warm_ups: dict[str | None, concurrent.futures.Future[None]] = {}
+_ROUTED = "\0router"
+"""The key of the Router's first-use work in ``_warm_ups`` (no model is named so)."""
+_TOKENS = "\0tokens:"
+"""The key prefix of a model's tokenizer load in ``_warm_ups``."""
+_warm_ups_lock = threading.Lock()
+_warm_up_pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _warm_up(model: str | None) -> None:
+    """The slow first-use work of LiteLLM, done once: ``model=None`` imports LiteLLM (seconds) and what
+    its first request imports; a model name loads that model's metadata and parameter rules, and with
+    ``_TOKENS`` in front its tokenizer (about 1 s: only where tokens are counted, for tools)."""
+    try:
+        if model is None or model == _ROUTED:
+            litellm_module()
+            for name in _FIRST_REQUEST_MODULES if model is None else _FIRST_ROUTED_MODULES:
+                with contextlib.suppress(ImportError):  # another LiteLLM version: nothing to do early
+                    importlib.import_module(name)
+        elif model.startswith(_TOKENS):
+            count_tokens(model[len(_TOKENS):], text="warm up")
+            with contextlib.suppress(ImportError):  # the encoding LiteLLM counts a stream's tokens with
+                importlib.import_module("litellm.litellm_core_utils.default_encoding")
+        else:
+            model_metadata(model)
+            streams_usage(model)
+    except Exception:  # the request itself reports what is wrong (an unknown provider, a missing package)
+        return
+
+
+def warm_up(model: str | None = None, router: Any = None, *, tokens: bool = False
+            ) -> list[concurrent.futures.Future[None]]:
+    """Start LiteLLM's slow first-use work (its import, the OpenAI SDK's lazy imports, a ``router``'s,
+    ``model``'s metadata, and with ``tokens`` its tokenizer) in a worker thread, each piece once per
+    process; returns the pieces' futures (see :func:`prepare`)."""
+    global _warm_up_pool
+    futures = []
+    keys = [None, *([_ROUTED] if router is not None else []), *([model] if model else []),
+            *([_TOKENS + model] if model and tokens else [])]
+    for key in keys:
+        future = _warm_ups.get(key)
+        if future is None or future.cancelled():
+            with _warm_ups_lock:
+                future = _warm_ups.get(key)
+                if future is None or future.cancelled():
+                    if _warm_up_pool is None:
+                        _warm_up_pool = concurrent.futures.ThreadPoolExecutor(1, "mcp-litellm-warm-up")
+                    future = _warm_ups[key] = _warm_up_pool.submit(_warm_up, key)
+        futures.append(future)
+    return futures
+
+
+async def prepare(model: str | None = None, router: Any = None, *, tokens: bool = False) -> None:
+    """Wait until LiteLLM's first-use work for ``model`` (see :func:`warm_up`) is done, without blocking
+    the caller's event loop: it runs in a worker thread, so the loop keeps serving its other tasks (the
+    first ``chat.aask`` would otherwise stall all of them for seconds). Concurrent callers share it.
+
+    What a worker thread cannot hide: C code that holds the GIL meanwhile (LiteLLM parsing its 3 MB
+    price table, tiktoken building an encoding) still pauses the loop, for a fraction of the time."""
+    for future in warm_up(model, router, tokens=tokens):
+        if not future.done():
+            await asyncio.shield(asyncio.wrap_future(future))
 
 
 async def acompletion(*, router: Any = None, **kwargs: Any) -> Any:
@@ -32,9 +110,102 @@ async def acompletion(*, router: Any = None, **kwargs: Any) -> Any:
         metadata = dict(metadata) if isinstance(metadata, dict) else {}
         metadata.setdefault("litellm_parent_otel_span", parent)
         kwargs["metadata"] = metadata
+    try:
+        if router is not None:
+            return await router.acompletion(**kwargs)
+        return await litellm_module().acompletion(**kwargs)
+    except Exception as exc:
+        explain_failure(exc, kwargs, router)
+        raise  # the same exception, of the same LiteLLM type (code that catches it keeps working)
+
+
+_CONNECTION_WORDS = ("connection error", "connecterror", "connection refused", "all connection attempts failed",
+                     "name or service not known", "nodename nor servname", "timed out", "timeout")
+_KEY_WORDS = ("api key", "api_key", "credentials", "unauthorized", "authentication", "invalid x-api-key")
+_REPEATED_PREFIX = re.compile(r"^(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*:\s*")
+
+
+def explain_failure(exc: BaseException, kwargs: dict[str, Any], router: Any = None) -> None:
+    """Rewrite the message of a LiteLLM exception (in place, its type kept) to say once which model and
+    endpoint failed and what to check: ``litellm.InternalServerError: InternalServerError: OpenAIException
+    - Connection error.`` becomes ``model request to 'openai/x' at http://127.0.0.1:8000/v1 failed
+    (InternalServerError: OpenAIException - Connection error.): check that the endpoint is running ...``.
+    Other exceptions are left as they are."""
+    if not type(exc).__module__.startswith(("litellm", "openai")) or getattr(exc, "_mcp_litellm_explained", False):
+        return
+    from mcp_litellm._core.redact import redact_text, redact_url, secret_params
+
+    model = str(kwargs.get("model") or getattr(exc, "model", None) or "?")
+    said = str(getattr(exc, "message", None) or exc)
+    while _REPEATED_PREFIX.match(said):
+        said = _REPEATED_PREFIX.sub("", said, count=1)
+    endpoint = _endpoint(model, kwargs, router)
+    at = f" at {redact_url(endpoint)}" if endpoint else ""
+    routed = " (through the Router)" if router is not None else ""
+    advice = _advice(type(exc).__name__, said.lower(), model, kwargs, endpoint)
+    text = f"model request to {model!r}{at}{routed} failed ({type(exc).__name__}: {said.strip()})"
+    text = redact_text(f"{text}: {advice}" if advice else text, secret_params(kwargs))
+    try:
+        exc.message = text  # type: ignore[attr-defined]  # what LiteLLM's __str__ shows
+        exc.args = (text,)
+        exc._mcp_litellm_explained = True  # type: ignore[attr-defined]
+    except AttributeError:  # an exception type that refuses new attributes: leave it as it is
+        return
+
+
+def _endpoint(model: str, kwargs: dict[str, Any], router: Any) -> str | None:
+    """The URL a request to ``model`` went to: ``api_base``/``base_url``, a Router deployment's, else the
+    provider's default as LiteLLM knows it (``None`` when it does not say)."""
+    given = kwargs.get("api_base") or kwargs.get("base_url")
+    if given:
+        return str(given)
     if router is not None:
-        return await router.acompletion(**kwargs)
-    return await litellm_module().acompletion(**kwargs)
+        for entry in getattr(router, "model_list", None) or []:
+            if isinstance(entry, dict) and entry.get("model_name") == model:
+                params = entry.get("litellm_params") or {}
+                if params.get("api_base"):
+                    return str(params["api_base"])
+                model = str(params.get("model") or model)
+                break
+    try:
+        _, _, _, base = litellm_module().get_llm_provider(model=model)
+    except Exception:  # a model LiteLLM cannot place
+        return None
+    return str(base) if base else None
+
+
+def _advice(kind: str, said: str, model: str, kwargs: dict[str, Any], endpoint: str | None) -> str:
+    where = "api_base" if kwargs.get("api_base") or kwargs.get("base_url") else "the provider's endpoint"
+    if any(word in said for word in _KEY_WORDS) or kind in ("AuthenticationError", "PermissionDeniedError"):
+        return f"check the API key: {_key_hint(model, kwargs)}"
+    if kind in ("APIConnectionError", "Timeout", "ServiceUnavailableError", "BadGatewayError") or (
+            kind in ("InternalServerError", "APIError") and any(word in said for word in _CONNECTION_WORDS)):
+        missing = "" if kwargs.get("api_key") else _missing_keys(model)
+        key = f"; and set the API key ({missing})" if missing else ""
+        return f"check that {where} is running and reachable from here (the URL, the port, a proxy){key}"
+    if kind == "NotFoundError":
+        return f"check the model name {model!r} and {where}"
+    if kind == "RateLimitError":
+        return "the provider is rate limiting: retry later, or pass num_retries= to the Chat"
+    if kind == "InternalServerError":
+        return f"the model server failed: see its logs, or retry ({where} answered with an error)"
+    return ""
+
+
+def _missing_keys(model: str) -> str:
+    """``"OPENAI_API_KEY not set in the environment, no api_key= given"``, or ``""`` when LiteLLM finds
+    the provider's key variables set (or cannot tell)."""
+    try:
+        missing = litellm_module().validate_environment(model=model).get("missing_keys") or []
+    except Exception:  # a model LiteLLM cannot place
+        missing = []
+    return f"{', '.join(missing)} not set in the environment, no api_key= given" if missing else ""
+
+
+def _key_hint(model: str, kwargs: dict[str, Any]) -> str:
+    if kwargs.get("api_key"):
+        return "an api_key= was given: is it the right one for this endpoint?"
+    return _missing_keys(model) or "no api_key= given, the provider's key variable is set: is it the right one?"
 
 
 async def aembedding(**kwargs: Any) -> Any:

@@ -129,6 +129,7 @@ class Chat:
         self._turn_usage = Usage()
         self._last_prompt_tokens = 0
         self._hooks: dict[str, list[Hook]] = {"tool_call": [], "tool_result": [], "new_message": []}
+        _llm.warm_up(self._provider_model(), router)  # a head start for the first ask, in a worker thread
 
     def __repr__(self) -> str:
         via = " via router" if self.router is not None else ""
@@ -379,6 +380,9 @@ class Chat:
         rounds = 0
         self._turn_usage = Usage()
         try:
+            # LiteLLM's first-use work, off the loop; its tokenizer only where tokens are counted: for tools,
+            # and for a streamed answer (LiteLLM counts the tokens of a stream that reports no usage)
+            await _llm.prepare(self._provider_model(), self.router, tokens=stream or len(self._tools) > 0)
             while True:
                 if stream:
                     assembler = TurnAssembler()

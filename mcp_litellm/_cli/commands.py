@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
+from mcp_litellm._cli.server_names import command_name, url_name
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, TransportError
 from mcp_litellm._core.redact import redact_url
 from mcp_litellm._servers.config_file import ServerConfig, load_config
@@ -37,34 +38,6 @@ def demo_config() -> dict[str, Any]:
     return {"mcpServers": {DEMO_SERVER: {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}}}
 
 
-_LAUNCHERS = {"npx", "pnpx", "bunx", "uvx", "pipx", "uv", "node", "deno", "bun", "docker", "podman", "java"}
-_LAUNCHER_VERBS = {"run", "exec", "x", "dlx", "tool", "--from"}
-
-
-def _command_name(argv: Sequence[str]) -> str:
-    """A short server name from a command line: the program's name, or for a launcher (``npx``, ``uvx``,
-    ``python``, ``docker run`` ...) the name of the package or script it runs
-    (``npx -y @modelcontextprotocol/server-memory`` -> ``server-memory``)."""
-
-    def clean(word: str) -> str:
-        word = re.sub(r"(?<=.)@[^/@]*$", "", word.replace("\\", "/").rstrip("/"))  # a trailing @version
-        word = word.rsplit("/", 1)[-1]
-        return re.sub(r"\.(py|js|mjs|cjs|ts|exe|jar)$", "", word, flags=re.I)
-
-    program = clean(argv[0]).lower()
-    if program in _LAUNCHERS or re.fullmatch(r"python[\d.]*w?|py", program):
-        for word in argv[1:]:
-            if word.startswith("-") or word in _LAUNCHER_VERBS or "=" in word:
-                continue
-            return clean(word) or program
-    return clean(argv[0]) or "server"
-
-
-def _url_name(url: str) -> str:
-    host = urlsplit(url).hostname or "server"
-    return host if host not in ("localhost", "127.0.0.1", "::1") else "local"
-
-
 def command_line_servers(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """Config entries for the servers given with ``--command`` and ``--url`` (checked, not started)."""
     entries: dict[str, dict[str, Any]] = {}
@@ -80,12 +53,12 @@ def command_line_servers(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         if not argv:
             raise UsageError("--command needs a command line, e.g. --command \"npx -y "
                              "@modelcontextprotocol/server-memory\"")
-        add(_command_name(argv), {"command": argv[0], "args": argv[1:]})
+        add(command_name(argv), {"command": argv[0], "args": argv[1:]})
     for url in args.url or ():
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise UsageError(f"--url needs an http:// or https:// URL, got {redact_url(url)!r}")
-        add(_url_name(url), {"url": url})
+        add(url_name(url), {"url": url})
     return entries
 
 

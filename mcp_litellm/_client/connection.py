@@ -46,11 +46,14 @@ from mcp_litellm._core.errors import (
     RequestTimeoutError,
     ServerError,
     TransportError,
+    reason,
 )
+from mcp_litellm._core.redact import redact_chain
 from mcp_litellm._transports import open_transport
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
 from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE, max_message_size
 from mcp_litellm._transports.stdio import ExitReport, exit_report, server_label
+from mcp_litellm._transports.unreachable import connect_failure, unreachable
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -271,9 +274,10 @@ def translate(
 class _Session:
     """One ``mcp.Client`` on one freshly opened transport, entered and left by its own owner task."""
 
-    def __init__(self, name: str, target: Any, options: SessionOptions) -> None:
+    def __init__(self, name: str, target: Any, options: SessionOptions, url: str | None = None) -> None:
         self.name = name
         self._target = target
+        self._url = url
         self._options = options
         self._client: mcp.Client | None = None
         self._ready = asyncio.Event()
@@ -314,7 +318,8 @@ class _Session:
             raise
         if self._error is not None:
             error = self._error
-            raise self._start_error(error) from error
+            redact_chain(error)
+            raise self._start_error(error) from reason(error)
 
     def _start_error(self, error: BaseException) -> MCPLiteLLMError:
         """The error for a failed start; for a stdio server that exited, with the last
@@ -324,6 +329,10 @@ class _Session:
         if left_behind is not None and type(mapped) is TransportError and mapped.http_status is None:
             mapped = TransportError(f"{mapped}; {left_behind}")
         return mapped
+
+    @property
+    def _at(self) -> str:
+        return f" at {self._url}" if self._url else ""  # secret query values are masked by the error
 
     def _map_start_error(self, error: BaseException) -> MCPLiteLLMError:
         if isinstance(error, MCPLiteLLMError):
@@ -339,11 +348,15 @@ class _Session:
         if failure is not None and isinstance(error, MCPError | BaseExceptionGroup):
             said = error.message if isinstance(error, MCPError) else None
             return http_error(failure.status, failure.reason,
-                              lead=f"could not connect to server {self.name!r}: the MCP handshake was answered with",
+                              lead=f"could not connect to server {self.name!r}{self._at}: the MCP handshake was "
+                                   "answered with",
                               detail=None if (getattr(error, "code", None), said) in _SDK_STAND_INS else said)
         if isinstance(error, httpx2.HTTPStatusError):
             return http_error(error.response.status_code, error.response.reason_phrase,
-                              lead=f"could not connect to server {self.name!r}: it answered")
+                              lead=f"could not connect to server {self.name!r}{self._at}: it answered")
+        unreached = connect_failure(error) if self._url else None
+        if unreached is not None and self._url:
+            return TransportError(f"could not connect to server {self.name!r} {unreachable(self._url, unreached)}")
         mapped = translate(error, server=self.name, method="initialize", timeout=None)
         if isinstance(mapped, TransportError | RequestTimeoutError):
             return TransportError(f"could not connect to server {self.name!r}: {mapped}")
@@ -466,7 +479,8 @@ class Connection:
         self._config = config
         self._options = options
         # validates config now, before any I/O
-        self._session = _Session(name, open_transport(transport_type, config), options)
+        self._url: str | None = config.get("url") if transport_type in ("streamable", "sse") else None
+        self._session = _Session(name, open_transport(transport_type, config), options, self._url)
         self._reinit_lock = asyncio.Lock()
         self._closing = False
         self._retiring: dict[asyncio.Task[None], _Session] = {}
@@ -518,7 +532,7 @@ class Connection:
             else:
                 logger.warning("server %r forgot the MCP session (%s); re-initialising", self.name, why)
             old = current
-            fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options)
+            fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options, self._url)
             self._session = fresh
             # Requests still running on the old session get their 404 too and retry on the new one;
             # closing the old transport under them would fail them instead.
@@ -637,7 +651,9 @@ class Connection:
                 raise
             if isinstance(mapped, TransportError) and mapped.http_status is None:
                 session.mark_dead()
-            raise mapped from exc
+            if isinstance(mapped, RequestTimeoutError):
+                raise mapped from None  # the cause is only the deadline that fired; the message says it all
+            raise mapped from reason(exc)
         finally:
             self.calls.leave(entered)
             session.end_request()

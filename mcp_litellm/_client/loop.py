@@ -20,6 +20,8 @@ import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, TypeVar
 
+from mcp_litellm._core.errors import MCPLiteLLMError, plain_traceback
+
 T = TypeVar("T")
 
 _lock = threading.Lock()
@@ -120,6 +122,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     future = asyncio.run_coroutine_threadsafe(coro, loop)
     try:
         return future.result()
+    except MCPLiteLLMError as error:
+        raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
     except BaseException:
         future.cancel()
         raise
@@ -132,10 +136,13 @@ async def run_async(coro: Coroutine[Any, Any, T]) -> T:
         running = asyncio.get_running_loop()
     except RuntimeError:  # pragma: no cover - called without a loop (trio/sniffio mismatch)
         running = None
-    if running is loop:
-        return await coro
-    future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
-    return await asyncio.wrap_future(future)
+    try:
+        if running is loop:
+            return await coro
+        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
+        return await asyncio.wrap_future(future)
+    except MCPLiteLLMError as error:
+        raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
 
 
 def iterate_sync(agen: AsyncIterator[T]) -> Iterator[T]:
@@ -188,6 +195,8 @@ def iterate_sync(agen: AsyncIterator[T]) -> Iterator[T]:
                 yield value
             elif kind == "done":
                 return
+            elif isinstance(value, MCPLiteLLMError):
+                raise plain_traceback(value)
             else:
                 raise value
     finally:

@@ -14,17 +14,28 @@ Everything derives from ``MCPLiteLLMError``::
     └── ToolLoopLimitError   a chat's model kept calling tools beyond ``max_tool_rounds``
 
 SDK and transport exceptions are translated once, at the connection boundary, and chained with
-``raise ... from exc`` so the original stays available as ``__cause__``. There, too, every error of a
-request gets its ``server`` and ``method`` attributes.
+``raise ... from exc`` so the original stays available as ``__cause__`` (a timeout chains nothing: its
+cause is only the deadline that fired). There, too, every error of a request gets its ``server`` and
+``method`` attributes. A traceback shows what helps the user: where their code called, our message, and the
+type and text of each chained exception, without the frames inside mcp_litellm and its dependencies (see
+:func:`plain_traceback`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import builtins
+import os
+import sys
+import sysconfig
 from collections.abc import Iterable
+from types import TracebackType
 from typing import Any
 
-from mcp_litellm._core.redact import redact_text
+from mcp_litellm._core.redact import redact_chain, redact_text
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
 
 __all__ = [
     "AuthError",
@@ -42,7 +53,9 @@ __all__ = [
 
 class MCPLiteLLMError(Exception):
     """Base class of every error raised by mcp_litellm. Known secrets (``env`` and header values, secret
-    URL query values) are masked in its message, whatever text the server or a dependency put there.
+    URL query values) are masked in its message, whatever text the server or a dependency put there, and
+    in the exception being handled where it is made (the one ``raise ... from exc`` chains), and in
+    everything chained to that, so a traceback shows none either.
 
     Attributes:
         server: the name of the server the failed request or connection was for (``None`` when the
@@ -55,6 +68,7 @@ class MCPLiteLLMError(Exception):
 
     def __init__(self, *args: object) -> None:
         super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
+        redact_chain(sys.exc_info()[1])
 
 
 class ConfigError(MCPLiteLLMError, ValueError):
@@ -170,3 +184,55 @@ class ToolLoopLimitError(MCPLiteLLMError):
             f"the model still asked for tools ({names}) after max_tool_rounds={rounds} rounds; the chat stopped "
             "there. Raise max_tool_rounds on the Chat if the task needs more rounds."
         )
+
+
+def _internal_places() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    places = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}  # the mcp_litellm package
+    places.update(os.path.abspath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths)
+    return tuple(place.rstrip(os.sep) + os.sep for place in places)
+
+
+_INTERNAL = _internal_places()
+
+
+def _internal(traceback: TracebackType | None) -> bool:
+    """Whether every frame of ``traceback`` is in mcp_litellm, the standard library or an installed package
+    (the SDK, anyio, httpx...): frames that say nothing to a user whose own code is elsewhere."""
+    while traceback is not None:
+        filename = os.path.abspath(traceback.tb_frame.f_code.co_filename)
+        if not filename.startswith(_INTERNAL) and not filename.startswith("<"):
+            return False
+        traceback = traceback.tb_next
+    return True
+
+
+def plain_traceback(error: MCPLiteLLMError) -> MCPLiteLLMError:
+    """``error`` ready to reach the user's code: without the frames it collected inside mcp_litellm (it is
+    raised again where the user's call returns), and each exception chained to it that only ever ran in
+    mcp_litellm and its dependencies keeps its type and message but not its frames nor the exceptions it
+    was raised while handling. An exception raised in the user's own code (a callback) keeps everything."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error.__cause__, error.__context__]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if _internal(current.__traceback__):
+            current.__traceback__ = None
+            if current.__context__ is not None and _internal(current.__context__.__traceback__):
+                current.__suppress_context__ = True
+        pending += [current.__cause__, current.__context__, *getattr(current, "exceptions", ())]
+    return error.with_traceback(None)
+
+
+def reason(error: BaseException) -> BaseException:
+    """What to chain to our error for ``error``: for a task group's exception group (how anyio reports a
+    transport that failed), the one exception in it that says what happened, not the group around it."""
+    while isinstance(error, BaseExceptionGroup):
+        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError | GeneratorExit)]
+        if len(inner) != 1:
+            break
+        error = inner[0]
+    return error

@@ -20,7 +20,8 @@ an OAuth redirect's code, a PKCE code_verifier, ..."""
 _OAUTH_PLAIN = {"client_id", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url", "grant",
                 "signing_algorithm", "timeout"}
 """``oauth`` settings shown as they are; the others (client_secret, private_key, ...) are masked."""
-_QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*)")
+_QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*?)(?=[&;#\s'\"]|[:,.)]+(?:\s|$)|$)")
+"""A query pair in free text; punctuation after a URL that ends a phrase (``...?key=v: it answered``) stays."""
 
 
 def redact_url(text: str) -> str:
@@ -109,6 +110,41 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
         if len(secret) >= _MIN_SECRET and secret in text:
             text = text.replace(secret, _HIDDEN)
     return redact_url(text)
+
+
+def redact_chain(error: BaseException | None, secrets: Iterable[str] = ()) -> None:
+    """Mask secrets (as :func:`redact_text` does) in ``error`` and every exception chained to it
+    (``__cause__``, ``__context__``, the members of exception groups), in place: their ``args``, string
+    attributes and notes. ``traceback.format_exception`` and the interpreter print every exception of a
+    chain, so a URL with ``?api_key=`` in a dependency's message (httpx's ``HTTPStatusError``) would show
+    below our masked one otherwise."""
+    secrets = tuple(secrets)
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        _redact_exception(current, secrets)
+        pending += [current.__cause__, current.__context__, *getattr(current, "exceptions", ())]
+
+
+def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
+    def masked(value: Any) -> Any:
+        return redact_text(value, secrets) if isinstance(value, str) else value
+
+    try:
+        args = tuple(masked(arg) for arg in error.args)
+        if args != error.args:
+            error.args = args
+        for name, value in list(getattr(error, "__dict__", {}).items()):
+            if name == "__notes__" and isinstance(value, list):
+                value[:] = [masked(note) for note in value]
+            elif isinstance(value, str) and masked(value) != value:
+                setattr(error, name, masked(value))
+    except Exception:  # an exception type that refuses new values: nothing more can be done for it
+        return
 
 
 _MASKED_LOGGERS = ("mcp", "httpx", "httpcore")

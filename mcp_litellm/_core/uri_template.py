@@ -3,7 +3,8 @@
 The MCP SDK's ``UriTemplate`` is built for matching URIs on the server and refuses valid level-4
 templates (``{var:3}``, ``{?list*}``, two ``{+var}`` in one template); expansion here goes through the
 ``uritemplate`` package, after a strict syntax check of our own (that package expands malformed
-templates without a word).
+templates without a word). A mapping's pairs expand in the order the caller gave them: ``uritemplate``
+sorts a ``dict`` by key, so it gets the pairs as a list, which it keeps as they are.
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ def _value(variable: Variable, value: Any) -> Any:
         if variable.prefix is not None:
             raise TemplateError(f"variable {variable.name!r} has a prefix modifier (:{variable.prefix}) and so "
                                 "takes a single value, not a list or mapping")
-        if isinstance(value, Mapping):
-            return {scalar(k): scalar(v) for k, v in value.items()}
+        if isinstance(value, Mapping):  # as (key, value) pairs: uritemplate would sort a dict by key
+            return [(scalar(k), scalar(v)) for k, v in value.items()]
         return [scalar(item) for item in value]
     return scalar(value)
 

@@ -28,6 +28,7 @@ from mcp_litellm._core.errors import (
     UnsupportedFeature,
 )
 from mcp_litellm._core.naming import distinct_prefixes, hashed_name, safe_tool_name, tool_matches
+from mcp_litellm._core.redact import redact_chain
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.resource_owner import offers, resource_owner
 
@@ -254,6 +255,7 @@ class ClientGroup:
             return client
         if name in self.failed:
             error = self.failed[name]
+            redact_chain(error)
             unavailable = TransportError(f"server {name!r} is not available: it failed to start ({error})")
             unavailable.server = name
             raise unavailable from error
@@ -527,6 +529,7 @@ def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
         if error.server is None:
             error.server = name
         return error
+    redact_chain(error)
     wrapped = TransportError(f"could not start server {name!r}: {type(error).__name__}: {error}")
     wrapped.__cause__ = error
     wrapped.server = name

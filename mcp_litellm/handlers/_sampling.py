@@ -22,6 +22,7 @@ from mcp_litellm._llm import (
     acompletion,
     completion_cost,
     model_metadata,
+    prepare,
     priced_response_cost,
     router_metadata,
     router_model_names,
@@ -236,7 +237,9 @@ class SamplingRunner:
                        default_model: str | None = None) -> Any:
         """The LiteLLM completion for ``sample`` (LiteLLM's response object) with ``model``, else the
         model :meth:`choose_model` picks."""
+        await prepare(router=self.settings.router)  # LiteLLM's first-use work, off the loop
         chosen = model or await self.choose_model(sample, default_model)
+        await prepare(chosen, self.settings.router)
         kwargs = _sampling.completion_kwargs(sample.params, model=chosen, max_tokens=sample.max_tokens,
                                              server=self.client_name)
         kwargs.update(self.settings.completion_kwargs)

@@ -86,13 +86,17 @@ def test_a_command_line_server_joins_the_config_file(tmp_path, marker):
     assert wait_no_processes(marker) == []
 
 
+def port(url: str) -> str:
+    return url.rsplit(":", 1)[1].split("/")[0]
+
+
 def test_a_remote_server_from_the_command_line(fixture_http):
     streamable, sse = fixture_http["streamable-http"], fixture_http["sse"]
     done = run("servers", "--url", streamable, "--url", sse, "--format", "json")
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [(row["name"], row["transport"], row["status"]) for row in rows] == [
-        ("local", "streamable", "ok"), ("local-2", "sse", "ok")]
+        (f"localhost-{port(streamable)}", "streamable", "ok"), (f"localhost-{port(sse)}", "sse", "ok")]
     done = run("call", "--url", sse, "add", "a=2", "b=3")
     assert (done.returncode, done.stdout.strip()) == (0, "5"), done.stderr
 

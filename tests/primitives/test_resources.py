@@ -188,6 +188,8 @@ def level4_server() -> Server:
         ResourceTemplate(name="paths", uri_template="demo://files/{+root}/{+path}{#section}"),
         ResourceTemplate(name="matrix", uri_template="demo://m{;id,opts*}{/seg*}{.ext}"),
         ResourceTemplate(name="broken", uri_template="demo://x/{open"),
+        ResourceTemplate(name="filter", uri_template="demo://filter{?keys*}"),
+        ResourceTemplate(name="pairs", uri_template="demo://pairs{/keys*}{;more*}{?all}{#frag*}"),
     ]
 
     async def list_templates(ctx, params) -> ListResourceTemplatesResult:  # type: ignore[no-untyped-def]
@@ -230,5 +232,20 @@ def test_rfc6570_level4_templates_expand_and_read(protocol):
             broken.expand({"open": "x"})
         with pytest.raises(ml.ConfigError, match="invalid URI template"):
             _ = broken.variables
+    finally:
+        client.stop()
+
+
+def test_a_mapping_expands_in_the_order_given():
+    """RFC 6570 keeps an associative array's order; uritemplate sorts a dict by key unless given pairs."""
+    client = ml.client("level4", "memory", {"server": level4_server()})
+    try:
+        keys = {"semi": ";", "dot": "."}
+        assert client.resource_template("filter").expand({"keys": keys}) == "demo://filter?semi=%3B&dot=."
+        assert client.resource_template("filter").to_content({"keys": keys}) == "read demo://filter?semi=%3B&dot=."
+        pairs = client.resource_template("pairs")
+        assert pairs.expand({"keys": {"z": 1, "a": 2}, "more": {"y": "b", "b": "y"}, "all": {"q": 1, "c": 2},
+                             "frag": {"n": "x", "m": "y"}}) == "demo://pairs/z=1/a=2;y=b;b=y?all=q,1,c,2#n=x,m=y"
+        assert client.resource_template("filter").expand({"keys": {}}) == "demo://filter"  # empty: undefined
     finally:
         client.stop()
