@@ -62,11 +62,11 @@ def test_an_unknown_host_says_so():
 
 def test_a_timeout_traceback_is_the_users_call_and_our_message(make_client):
     client = make_client("stdio", request_timeout=30)
-    with pytest.raises(ml.TimeoutError) as info:
+    with pytest.raises(ml.RequestTimeoutError) as info:
         client.execute_tool("slow", {"seconds": 10, "steps": 1}, timeout=1)
     text = shown(info.value)
     lines = text.splitlines()
-    assert lines[-1] == "mcp_litellm._core.errors.TimeoutError: tools/call on server 'fixture' timed out after 1.0s; " \
+    assert lines[-1] == "mcp_litellm.RequestTimeoutError: tools/call on server 'fixture' timed out after 1.0s; " \
                         "it was cancelled", text
     assert len(lines) <= 16, text
     assert "test_error_shape.py" in text  # the user's own call is there
