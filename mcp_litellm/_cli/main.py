@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = command("call", "Call one tool and print its result.", c.call)
     sub.add_argument("tool", metavar="TOOL", help="the tool's name (as 'tools' lists it)")
-    sub.add_argument("arguments", nargs="*", metavar="ARGS",
+    sub.add_argument("arguments", nargs="*", default=[], metavar="ARGS",  # a default: argparse calls it optional
                      help="a JSON object ('{\"a\": 1}'), '-' to read it from stdin, or key=value pairs (typed by "
                           "the tool's input schema)")
     output_format(sub, help_text="'text' prints the result's content (the default), 'json' the whole result "
@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = command("prompt", "Get a prompt's messages with arguments.", c.prompt)
     sub.add_argument("name", metavar="NAME", help="the prompt's name (as 'prompts' lists it)")
-    sub.add_argument("arguments", nargs="*", metavar="KEY=VALUE", help="the prompt's arguments")
+    sub.add_argument("arguments", nargs="*", default=[], metavar="KEY=VALUE", help="the prompt's arguments")
     output_format(sub, "litellm", help_text="'text' for people (the default), 'json' or 'litellm' for the "
                                             "messages as LiteLLM receives them")
 
