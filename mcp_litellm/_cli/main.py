@@ -181,7 +181,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--allow-sampling", action="store_true",
                      help="let servers ask the same model for completions (MCP sampling)")
     sub.add_argument("--max-tool-rounds", type=int, metavar="N", help="model/tool round trips per question")
+    sub.add_argument("--tool-search", action=argparse.BooleanOptionalAction, default=None,
+                     help="offer the model one search_tools tool to find the others with, always (--tool-search) or "
+                          "never (--no-tool-search); default: when the tool definitions exceed --tool-budget")
+    sub.add_argument("--tool-budget", type=_tokens, metavar="N",
+                     help="tokens of tool definitions per request before tool search starts (default: 5%% of the "
+                          "model's input window; 2,000 for a model LiteLLM does not know)")
     return parser
+
+
+def _tokens(text: str) -> int:
+    """A whole number of tokens above 0 (for ``--tool-budget``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens above 0, got {text!r}")
+    return value
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
