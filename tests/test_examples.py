@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_SERVER = ROOT / "tests" / "servers" / "fixture_server.py"
 
 
-def run(script: str, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def run(script: str, url: str, *extra: str,
+        model: str | None = "openai/gpt-4o-mini") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run([sys.executable, str(ROOT / "examples" / script), "--model", "openai/gpt-4o-mini",
+    return subprocess.run([sys.executable, str(ROOT / "examples" / script), *(["--model", model] if model else []),
                            "--api-base", url, "--api-key", "sk-example", *extra],
                           capture_output=True, text=True, timeout=120, env=env)
 
@@ -68,8 +69,31 @@ def test_async_example_against_the_fixture_server():
     assert [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"] == ["hi"]
 
 
-@pytest.mark.parametrize("script", ["tools.py", "resources.py", "prompts.py", "streaming.py", "async_chat.py"])
+SCRIPTS = ["tools.py", "resources.py", "prompts.py", "streaming.py", "async_chat.py"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_examples_explain_their_usage(script):
     done = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--help"], capture_output=True, text=True,
                           timeout=60)
-    assert done.returncode == 0 and "--model" in done.stdout
+    assert done.returncode == 0 and "--model" in done.stdout and "[question]" in done.stdout
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_examples_take_the_question_and_the_model_from_the_command_line(script):
+    question = "Which tool would a local model pick for this?"
+    with fake_llm([Turn(content="A scripted answer.")]) as llm:
+        done = run(script, llm.url, question, model="openai/my-local-model")
+    assert done.returncode == 0, done.stderr
+    assert "A scripted answer." in done.stdout
+    request = llm.requests[0]
+    assert request["model"] == "my-local-model"
+    assert question in json.dumps(request["messages"][-1])  # the last message is the user's, with the question
+
+
+def test_examples_default_to_todays_question_and_model():
+    with fake_llm([Turn(content="It is 5555.")]) as llm:
+        done = run("tools.py", llm.url, model=None)
+    assert done.returncode == 0, done.stderr
+    assert llm.requests[0]["model"] == "gpt-4o-mini"
+    assert llm.requests[0]["messages"][-1] == {"role": "user", "content": "What is 1234 + 4321? Use the add tool."}

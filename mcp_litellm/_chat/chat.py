@@ -354,6 +354,12 @@ class Chat:
         """The ``tool_search`` setting (``"auto"``, ``True`` or ``False``)."""
         return self._offer.mode
 
+    def tool_search_reason(self) -> str | None:
+        """Why the next request offers the ``search_tools`` catalog instead of every tool definition, in a
+        phrase (``"54 tools (9,120 tokens of definitions) exceed the 2,000-token tool budget for ..."``);
+        ``None`` when it offers every definition."""
+        return self._offer.search_reason(self._provider_model())
+
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The tool definitions the next model request will carry (the catalog when tool search is on)."""
         return self._offer.definitions(self._provider_model(), self.messages)

@@ -91,6 +91,23 @@ class Offer:
             return True
         return len(self.tools) > MAX_TOOLS or self.definition_tokens(model) > self.budget(model)
 
+    def search_reason(self, model: str) -> str | None:
+        """Why requests for ``model`` offer the catalog instead of every definition, in a phrase; ``None``
+        when they offer every definition."""
+        if not self.use_search(model):
+            return None
+        count = f"{len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
+        if self.mode is True:
+            return f"tool search is always on ({count})"
+        if len(self.tools) > MAX_TOOLS:
+            return f"{count} are more than the {MAX_TOOLS} one request may carry"
+        window = _llm.input_window(model)
+        source = ("as set" if self.tool_budget is not None else
+                  f"{TOOL_SHARE:.0%} of its {window:,}-token input window" if window else
+                  "the default for a model whose input window LiteLLM does not know")
+        return (f"{count} ({self.definition_tokens(model):,} tokens of definitions) exceed the "
+                f"{self.budget(model):,}-token tool budget for {model} ({source})")
+
     def definitions(self, model: str, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The tool definitions for the next request."""
         self.searching = self.use_search(model)

@@ -3,7 +3,9 @@
 Text streams to stdout as it arrives; each tool call shows as a ``using tool NAME {arguments}`` line
 (with ``--approve``, once the call is allowed); tool progress notifications draw a bar on stderr.
 With stdout piped, everything but the answers goes to stderr. Elicitation requests become questions
-in the terminal, and ``--allow-sampling`` lets servers sample through the same model. Lines that
+in the terminal, and ``--allow-sampling`` lets servers sample through the same model. When the tools
+are too many for the model's tool budget (or ``--tool-search`` is given), the model gets one
+``search_tools`` tool to find them with: the banner says so, and why. Lines that
 start with ``/`` are commands answered here, never sent to the model (``/help`` lists them).
 Ctrl-C at the prompt clears the line; while a question is being answered it stops the model or
 the tool call and returns to the prompt; Ctrl-D (end of input) or ``/exit`` leaves.
@@ -19,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, PROG, connect
+from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, PROG, UsageError, connect
 from mcp_litellm._cli.forms import ask_form
 from mcp_litellm._cli.render import first_line, signature
 from mcp_litellm._cli.terminal import Interrupted, Terminal
@@ -188,6 +190,9 @@ def run_chat(args: argparse.Namespace) -> int:
     from mcp_litellm._chat.chat import Chat
     from mcp_litellm._llm import litellm_module
 
+    if args.tool_budget is not None and args.tool_search is not None:
+        raise UsageError("--tool-budget only applies when tool search is automatic (without --tool-search or "
+                         "--no-tool-search)")
     litellm_module().suppress_debug_info = True  # no "Give Feedback / Get Help" banners in the chat
     term = Terminal(words=[*COMMANDS, "/quit"])
     client_options = _sampling_options(args) if args.allow_sampling else {}
@@ -198,8 +203,9 @@ def run_chat(args: argparse.Namespace) -> int:
             tool_names.update({(tool.client.name, tool.mcp_name): tool.name for tool in tools})
             approved = set(tool_names.values()) if args.approve else set()  # these say "using tool" when allowed
             kwargs: dict[str, Any] = {k: v for k, v in (("api_base", args.api_base), ("api_key", args.api_key)) if v}
-            if args.max_tool_rounds is not None:
-                kwargs["max_tool_rounds"] = args.max_tool_rounds
+            for option in ("max_tool_rounds", "tool_search", "tool_budget"):
+                if getattr(args, option) is not None:
+                    kwargs[option] = getattr(args, option)
             chat = Chat(model=args.model, **kwargs).with_tools(*tools)
             if args.system:
                 chat.with_instructions(args.system)
@@ -211,14 +217,33 @@ def run_chat(args: argparse.Namespace) -> int:
 
             chat.on_tool_call(announce)
             if term.interactive:
-                term.line(f"{PROG} chat with {args.model}; {len(tools)} tools from {', '.join(group.names)}. "
-                          "/help lists the commands, Ctrl-D quits.")
+                term.line(_banner(args, chat, len(tools), group.names))
             with term.ctrl_c_watch():
                 failed = _loop(term, chat, tools, args)
             failed = failed or bool(group.failed)  # as the other commands: a server that did not start fails it
     finally:
         term.save_history()
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _banner(args: argparse.Namespace, chat: Chat, count: int, servers: Sequence[str]) -> str:
+    """What the chat says first: the model, the tools, and whether (and why) the model must search for them."""
+    from mcp_litellm._chat.offer import MAX_TOOLS
+
+    tools = f"{count} tool{'s' if count != 1 else ''}"
+    lines = [f"{PROG} chat with {args.model}; {tools} from {', '.join(servers)}."]
+    reason = chat.tool_search_reason()
+    if reason is not None and args.tool_search:
+        lines.append(f"Tool search is on (--tool-search): the model gets a search_tools tool and finds the {tools} "
+                     "with it.")
+    elif reason is not None:
+        change = "--no-tool-search offers every tool"
+        if count <= MAX_TOOLS:
+            change += ", --tool-budget N sets the budget"
+        lines.append(f"Tool search is on: {reason}. The model gets a search_tools tool and finds the others with it "
+                     f"({change}).")
+    lines.append("/help lists the commands, Ctrl-D quits.")
+    return "\n".join(lines)
 
 
 def _loop(term: Terminal, chat: Chat, tools: Sequence[Tool], args: argparse.Namespace) -> bool:

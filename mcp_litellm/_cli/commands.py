@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcp_litellm._cli.argument_types import type_errors
 from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._cli.server_names import command_name, url_name
@@ -180,7 +181,7 @@ def servers(args: argparse.Namespace) -> int:
             line = f"{row['name']:<{width}}  {row['transport']:<10}  {row['status']:<8}"
             if row["status"] == "ok":
                 line += (f"  {row['server'] or '?'} {row['version'] or ''}, protocol {row['protocol']}, "
-                         f"{row['tools']} tools")
+                         f"{row['tools']} tool{'s' if row['tools'] != 1 else ''}")
             elif row["status"] in ("failed", "login"):
                 line += f"  {first_line(row['error'], 200)}"
             if "auth" in row and row["status"] != "login":
@@ -297,11 +298,24 @@ def typed_arguments(pairs: dict[str, str], schema: dict[str, Any]) -> dict[str, 
     properties = schema.get("properties")
     typed: dict[str, Any] = {}
     for key, value in pairs.items():
-        prop = properties.get(key) if isinstance(properties, dict) else None
-        kinds = prop.get("type") if isinstance(prop, dict) else None
-        kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
+        kinds = _kinds(properties.get(key) if isinstance(properties, dict) else None)
         typed[key] = value if "string" in kinds and kinds <= {"string", "null"} else _value(value)
     return typed
+
+
+def _kinds(prop: Any) -> set[str]:
+    """The JSON types a property schema allows, by ``type`` or by the branches of ``anyOf``/``oneOf``
+    (``Optional[str]`` is ``anyOf: [string, null]``); empty when the schema does not say."""
+    if not isinstance(prop, dict):
+        return set()
+    kinds = prop.get("type")
+    listed = [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else []
+    found = {kind for kind in listed if isinstance(kind, str)}
+    for key in ("anyOf", "oneOf"):
+        branches = prop.get(key)
+        for branch in branches if isinstance(branches, list) else []:
+            found |= _kinds(branch)
+    return found
 
 
 def _pairs(given: Sequence[str]) -> dict[str, str]:
@@ -353,9 +367,17 @@ def _argument_list(schema: dict[str, Any]) -> str:
 
 
 def check_arguments(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
-    """Refuse arguments the tool's input schema does not name, and required ones left out, before the call
-    (a usage error, as for prompts). A schema without ``properties``, or one that allows other properties
-    (``additionalProperties`` true or a schema, ``patternProperties``), takes any names."""
+    """Refuse arguments the tool's input schema does not name, required ones left out, and values of a
+    type the schema rules out, before the call (a usage error, as for prompts). A schema without
+    ``properties``, or one that allows other properties (``additionalProperties`` true or a schema,
+    ``patternProperties``), takes any names."""
+    _check_names(tool_name, arguments, schema)
+    wrong = type_errors(arguments, schema)
+    if wrong:
+        raise UsageError(f"tool {tool_name!r}: {'; '.join(wrong)}")
+
+
+def _check_names(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return

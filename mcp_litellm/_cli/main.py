@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = command("call", "Call one tool and print its result.", c.call)
     sub.add_argument("tool", metavar="TOOL", help="the tool's name (as 'tools' lists it)")
-    sub.add_argument("arguments", nargs="*", metavar="ARGS",
+    sub.add_argument("arguments", nargs="*", default=[], metavar="ARGS",  # a default: argparse calls it optional
                      help="a JSON object ('{\"a\": 1}'), '-' to read it from stdin, or key=value pairs (typed by "
                           "the tool's input schema)")
     output_format(sub, help_text="'text' prints the result's content (the default), 'json' the whole result "
@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = command("prompt", "Get a prompt's messages with arguments.", c.prompt)
     sub.add_argument("name", metavar="NAME", help="the prompt's name (as 'prompts' lists it)")
-    sub.add_argument("arguments", nargs="*", metavar="KEY=VALUE", help="the prompt's arguments")
+    sub.add_argument("arguments", nargs="*", default=[], metavar="KEY=VALUE", help="the prompt's arguments")
     output_format(sub, "litellm", help_text="'text' for people (the default), 'json' or 'litellm' for the "
                                             "messages as LiteLLM receives them")
 
@@ -181,7 +181,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--allow-sampling", action="store_true",
                      help="let servers ask the same model for completions (MCP sampling)")
     sub.add_argument("--max-tool-rounds", type=int, metavar="N", help="model/tool round trips per question")
+    sub.add_argument("--tool-search", action=argparse.BooleanOptionalAction, default=None,
+                     help="offer the model one search_tools tool to find the others with, always (--tool-search) or "
+                          "never (--no-tool-search); default: when the tool definitions exceed --tool-budget")
+    sub.add_argument("--tool-budget", type=_tokens, metavar="N",
+                     help="tokens of tool definitions per request before tool search starts (default: 5%% of the "
+                          "model's input window; 2,000 for a model LiteLLM does not know)")
     return parser
+
+
+def _tokens(text: str) -> int:
+    """A whole number of tokens above 0 (for ``--tool-budget``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens above 0, got {text!r}")
+    return value
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

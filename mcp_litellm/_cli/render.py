@@ -22,7 +22,8 @@ def first_line(text: str | None, width: int = 100) -> str:
     return ""
 
 
-def _type_name(schema: Any) -> str:
+def type_name(schema: Any) -> str:
+    """A JSON schema's type in a few characters: ``integer``, ``string[]``, ``"a"|"b"``, ``string|null``."""
     if not isinstance(schema, dict):
         return "any"
     if "enum" in schema:
@@ -31,12 +32,12 @@ def _type_name(schema: Any) -> str:
     if isinstance(kind, list):
         return "|".join(str(k) for k in kind)
     if kind == "array":
-        return f"{_type_name(schema.get('items'))}[]"
+        return f"{type_name(schema.get('items'))}[]"
     if kind:
         return str(kind)
     for key in ("anyOf", "oneOf"):
         if key in schema:
-            return "|".join(_type_name(s) for s in schema[key])
+            return "|".join(type_name(s) for s in schema[key])
     if "$ref" in schema:
         return str(schema["$ref"]).rsplit("/", 1)[-1]
     return "any"
@@ -46,7 +47,7 @@ def signature(name: str, schema: dict[str, Any]) -> str:
     """``name(a: integer, b?: string)`` from a JSON schema of the arguments (``?`` marks optional)."""
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    params = [f"{key}{'' if key in required else '?'}: {_type_name(value)}" for key, value in properties.items()]
+    params = [f"{key}{'' if key in required else '?'}: {type_name(value)}" for key, value in properties.items()]
     return f"{name}({', '.join(params)})"
 
 

@@ -120,7 +120,9 @@ def test_call_reports_progress_on_stderr():
     (["call", "add", "a=1"], 2, "tool 'add' needs argument(s) 'b' (arguments: a, b)"),
     (["call", "add", "a=1", "b=2", "c=3"], 2, "tool 'add' has no argument(s) 'c' (arguments: a, b)"),
     (["call", "add", '{"a": 1, "b": 2, "total": 3}'], 2, "tool 'add' has no argument(s) 'total'"),
-    (["call", "add", "a=x", "b=1"], 1, "tool 'add' reported an error"),
+    (["call", "add", "a=two", "b=1"], 2, "tool 'add': argument 'a' must be integer, got \"two\" (string)"),
+    (["call", "add", '{"a": 1.5, "b": true}'], 2,
+     "tool 'add': argument 'a' must be integer, got 1.5 (number); argument 'b' must be integer, got true (boolean)"),
     (["tools", "--server", "other"], 2, "no server named 'other'; available: 'demo'"),
     (["tools", "--config", "/nonexistent/mcp.json"], 2, "config file not found"),
 ])
@@ -131,6 +133,14 @@ def test_user_errors_are_one_line(args, code, fragment):
         assert fragment in one_line_error(done)
     else:
         assert "Traceback" not in done.stderr and fragment in done.stderr
+
+
+@pytest.mark.parametrize(("command", "required"), [("call", "TOOL"), ("prompt", "NAME")])
+def test_usage_names_only_what_is_required(command, required):
+    done = run(command)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == f"mcp-litellm {command}: error: the following arguments are required: " \
+                                           f"{required}", done.stderr
 
 
 def test_bad_config_file(tmp_path):
@@ -189,6 +199,11 @@ def test_servers_counts_the_tools_the_config_lets_through(tmp_path):
     assert "5 tools" in done.stdout
     done = run("tools", "--config", config)
     assert done.stdout.startswith("demo: 5 tools") and "roll_dice" not in done.stdout
+    config = write_config(tmp_path, {"demo": {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"],
+                                              "include_tools": ["add"]}})
+    done = run("servers", "--config", config)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith(", 1 tool"), done.stdout
 
 
 def test_call_types_key_value_arguments_by_the_schema():
@@ -200,10 +215,28 @@ def test_call_types_key_value_arguments_by_the_schema():
     assert len(json.loads(done.stdout)["structured"]["result"]) == 2
 
 
-def test_a_tool_error_is_one_line():
-    done = run("call", "add", "a=x", "b=1")  # the server's validation error spans several lines
+def test_a_tool_error_is_one_line(tmp_path, marker):
+    config = write_config(tmp_path, {"fixture": fixture_entry("fixture", marker)})
+    done = run("call", "--config", config, "bad_weather", "city=Oslo")  # the error spans several lines
     assert done.returncode == 1
-    assert "tool 'add' reported an error" in one_line_error(done)
+    assert "tool 'bad_weather' reported an error" in one_line_error(done)
+    assert wait_no_processes(marker) == []
+
+
+def test_call_checks_argument_types_before_calling(tmp_path, marker):
+    config = write_config(tmp_path, {"fixture": fixture_entry("fixture", marker)})
+    done = run("call", "--config", config, "store_person", '{"person": {"name": 7, "addresses": [{"street": "x"}]}, '
+                                                          '"tags": "one"}')
+    assert done.returncode == 2, done.stderr
+    assert one_line_error(done) == (
+        "mcp-litellm: error: tool 'store_person': argument 'person.name' must be string, got 7 (integer); "
+        "argument 'tags' must be string[]|null, got \"one\" (string)")
+    done = run("call", "--config", config, "store_person", '{"person": {"name": "Ann", "addresses": []}, '
+                                                          '"tags": ["a"]}')
+    assert done.returncode == 0, done.stderr
+    done = run("call", "--config", config, "slow", "seconds=0.1", "steps=1")  # a number, an integer
+    assert done.returncode == 0, done.stderr
+    assert wait_no_processes(marker) == []
 
 
 def test_ambiguous_tool_and_resource_say_which_servers_offer_them(tmp_path):

@@ -168,3 +168,16 @@ def test_slash_commands_with_piped_input_stay_local():
     assert "/usage" in done.stderr and "add(a: integer, b: integer)" in done.stderr
     assert "unknown command /whatever" in done.stderr
     assert done.stdout == "Hi.\n"
+
+
+def test_tool_search_flags_are_checked_before_anything_starts():
+    for flags, error in [
+        (["--tool-budget", "0"], "argument --tool-budget: expected a whole number of tokens above 0, got '0'"),
+        (["--tool-budget", "many"], "argument --tool-budget: expected a whole number of tokens above 0, got 'many'"),
+        (["--tool-budget", "500", "--no-tool-search"], "error: --tool-budget only applies when tool search is "
+                                                       "automatic (without --tool-search or --no-tool-search)"),
+    ]:
+        done = chat("http://127.0.0.1:9/v1", "hi\n", *flags)  # nothing listens there: no request may be made
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip().splitlines()[-1].endswith(error), done.stderr
+        assert "Traceback" not in done.stderr

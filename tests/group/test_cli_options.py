@@ -202,3 +202,36 @@ def test_a_timeout_error_names_the_timeout_option(marker):
     assert done.returncode == 1, done.stderr
     assert "did not finish connecting within 1.0s" in done.stderr and "or raise --timeout" in done.stderr
     assert wait_no_processes(marker) == []
+
+
+def test_call_argument_types_follow_the_schema():
+    from mcp_litellm._cli.commands import UsageError, check_arguments
+
+    schema = {"type": "object", "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}},
+              "properties": {"n": {"type": "integer"}, "at": {"$ref": "#/$defs/Point"},
+                             "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+                             "size": {"type": "integer", "minimum": 1}}}
+    check_arguments("f", {"n": 1, "at": {"x": 1.5}, "tags": None, "size": 0}, schema)  # ranges are the server's
+    check_arguments("f", {"n": 2.0, "tags": ["a"]}, schema)  # 2.0 is an integer in JSON Schema
+    with pytest.raises(UsageError, match=r"^tool 'f': argument 'n' must be integer, got \"2\" \(string\)$"):
+        check_arguments("f", {"n": "2"}, schema)
+    with pytest.raises(UsageError, match=r"argument 'at\.x' must be number, got \"far\" \(string\)"):
+        check_arguments("f", {"at": {"x": "far"}}, schema)
+    with pytest.raises(UsageError, match=r"argument 'at' must be object, got \[\] \(array\)"):
+        check_arguments("f", {"at": []}, schema)
+    with pytest.raises(UsageError, match=r"argument 'tags' must be string\[\]\|null, got \[1\] \(array\)"):
+        check_arguments("f", {"tags": [1]}, schema)
+    with pytest.raises(UsageError, match='got "' + "x" * 38 + r"… \(string\)$"):  # a long value is cut
+        check_arguments("f", {"n": "x" * 500}, schema)
+    # a schema that cannot be read leaves the judgement to the server
+    check_arguments("f", {"n": "x"}, {"type": "object", "properties": {"n": {"$ref": "#/$defs/Missing"}}})
+    check_arguments("f", {"n": "x"}, {"type": "object", "properties": {"n": {"type": 12}}})
+
+
+def test_key_value_text_stays_text_where_the_schema_wants_text():
+    from mcp_litellm._cli.commands import typed_arguments
+
+    optional_text = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    schema = {"properties": {"q": optional_text, "n": {"type": "integer"}, "v": {"anyOf": [{"type": "integer"},
+                                                                                         {"type": "string"}]}}}
+    assert typed_arguments({"q": "123", "n": "123", "v": "123"}, schema) == {"q": "123", "n": 123, "v": 123}

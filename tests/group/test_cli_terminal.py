@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -275,6 +276,74 @@ def test_ctrl_c_at_the_approval_question_stops_the_call(tmp_path, home, marker):
     assert "using tool" not in term.output and "denied" not in term.output
     answered = [m for m in llm.requests[1]["messages"] if m.get("role") == "tool"]
     assert [m["tool_call_id"] for m in answered] == ["call_1"] and answered[0]["content"] != "5"
+    assert_clean(term)
+    assert wait_no_processes(marker) == []
+
+
+UNKNOWN_MODEL = "openai/my-local-model"  # LiteLLM knows no input window for it: the 2,000-token default budget
+
+
+def offered_tools(request: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in request.get("tools") or []]
+
+
+def banner_of(term: Terminal) -> str:
+    """The chat's first lines, up to the hint that ends them."""
+    end = term.expect("Ctrl-D quits.")
+    return term.output[:end]
+
+
+@pytest.mark.parametrize(("flags", "searching"), [((), True), (("--no-tool-search",), False),
+                                                   (("--tool-budget", "50000"), False)])
+def test_the_banner_says_when_tool_search_is_on_and_why(tmp_path, home, marker, flags, searching):
+    """A model LiteLLM does not know gets the 2,000-token default budget; four servers' 100 tools exceed it."""
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {name: fixture_entry(name, marker, protocol="legacy")
+                                               for name in ("a", "b", "c", "d")}}))
+    with fake_llm([Turn(content="A scripted answer.")]) as llm:
+        term = Terminal(["chat", "-m", UNKNOWN_MODEL, "--api-base", llm.url, "--api-key", "sk-test-key", "-c",
+                         str(path), *flags], env=home)
+        try:
+            banner = banner_of(term)
+            term.line("hello")
+            code, _ = quit_chat(term, term.expect("A scripted answer."))
+        finally:
+            term.close()
+    assert code == 0, term.output
+    assert f"mcp-litellm chat with {UNKNOWN_MODEL}; 100 tools from a, b, c, d." in banner
+    offered = offered_tools(llm.requests[0])
+    if searching:
+        assert re.search(r"Tool search is on: 100 tools \([\d,]+ tokens of definitions\) exceed the 2,000-token "
+                         rf"tool budget for {UNKNOWN_MODEL} \(the default for a model whose input window LiteLLM "
+                         r"does not know\)\. The model gets a search_tools tool and finds the others with it "
+                         r"\(--no-tool-search offers every tool, --tool-budget N sets the budget\)\.", banner), banner
+        assert offered == ["search_tools"]
+    else:
+        assert "Tool search" not in banner
+        assert len(offered) == 100 and "search_tools" not in offered
+    assert_clean(term)
+    assert wait_no_processes(marker) == []
+
+
+@pytest.mark.parametrize(("flags", "notice"), [
+    (("--tool-search",), "Tool search is on (--tool-search): the model gets a search_tools tool and finds the 25 "
+                         "tools with it."),
+    (("--tool-budget", "100"), "Tool search is on: 25 tools ({tokens} tokens of definitions) exceed the 100-token "
+                               f"tool budget for {MODEL} (as set)."),
+])
+def test_the_tool_search_flags_turn_it_on(tmp_path, home, marker, flags, notice):
+    with fake_llm([Turn(content="A scripted answer.")]) as llm:
+        term = start(llm.url, home, config(tmp_path, marker), *flags)
+        try:
+            banner = banner_of(term)
+            term.line("hello")
+            code, _ = quit_chat(term, term.expect("A scripted answer."))
+        finally:
+            term.close()
+    assert code == 0, term.output
+    tokens = re.search(r"\(([\d,]+) tokens of definitions\)", banner)
+    assert notice.format(tokens=tokens.group(1) if tokens else "?") in banner, banner
+    assert offered_tools(llm.requests[0]) == ["search_tools"]
     assert_clean(term)
     assert wait_no_processes(marker) == []
 
