@@ -22,6 +22,7 @@ from mcp_litellm._core.errors import (
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._servers.config_file import load_config
 from mcp_litellm._servers.group import ClientGroup, aestablish_connection, establish_connection
+from mcp_litellm._servers.pool import ClientPool
 from mcp_litellm._transports import register_transport
 from mcp_litellm.handlers._settings import Config, config, configure
 
@@ -34,6 +35,7 @@ __all__ = [
     "Chunk",
     "Client",
     "ClientGroup",
+    "ClientPool",
     "Completion",
     "Config",
     "ConfigError",
