@@ -119,7 +119,7 @@ async def test_an_evicted_users_requests_in_flight_finish_first(marker):
 
 def test_bad_settings_say_what_to_do(pool_http):
     oauth = {"mcpServers": {"remote": {"url": pool_http, "auth": "oauth"}}}
-    with pytest.raises(ml.ConfigError, match="per_user.*false"):
+    with pytest.raises(ml.ConfigError, match=r"per_user.*false"):
         ml.ClientPool(oauth)
     shared = ml.ClientPool({"mcpServers": {"remote": {"url": pool_http, "auth": "oauth", "per_user": False}}})
     assert shared.shared == ["remote"] and shared.per_user == []
