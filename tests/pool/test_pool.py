@@ -143,3 +143,31 @@ def test_pool_is_exported_and_documented():
     assert ml.ClientPool.__doc__ and "per_user" in ml.ClientPool.__doc__
     assert "ClientPool" in ml.__all__
     assert os.environ.get("PYTEST_CURRENT_TEST")
+
+
+async def test_evict_now_and_a_server_that_fails_to_start(pool_http, tmp_path):
+    config = {"mcpServers": {"api": {"url": pool_http, "per_user": True},
+                             "broken": {"command": str(tmp_path / "no-such-server"), "per_user": True,
+                                        "disabled": True}}}
+    async with ml.ClientPool(config) as pool:
+        assert pool.disabled == ["broken"] and pool.per_user == ["api"]
+        alice = await pool.afor_user("alice", headers={"X-API-Key": "alice-key"})
+        assert (await alice.aexecute_tool("whoami")).text == "alice-key"
+        assert await pool.aevict("alice") is True and pool.users == [] and not alice["api"].is_alive()
+        assert await pool.aevict("alice") is False
+    broken = {"mcpServers": {"own": {"command": str(tmp_path / "no-such-server"), "per_user": True}}}
+    with ml.ClientPool(broken) as pool:
+        with pytest.raises(ml.MCPLiteLLMError) as info:
+            pool.for_user("alice")
+        assert "no-such-server" in str(info.value)
+        assert pool.users == []  # nothing kept for a user whose servers did not start; the next call tries again
+        with pytest.raises(ml.MCPLiteLLMError):
+            pool.for_user("alice")
+
+
+def test_per_user_is_read_from_the_config_and_a_group_ignores_it(pool_http):
+    configs = ml.load_config({"mcpServers": {"a": {"url": pool_http, "per_user": True},
+                                             "b": {"url": pool_http, "perUser": False}, "c": {"url": pool_http}}})
+    assert [c.per_user for c in configs.values()] == [True, False, None]
+    with ml.establish_connection(configs) as group:  # a plain group connects each server once
+        assert group.execute_tool("a__whoami").text == "anonymous"
