@@ -330,8 +330,8 @@ class _User:
     """One user's group, the headers it was made with, and when it was last asked for."""
 
     group: _UserGroup
-    headers: dict[str, str] | None
-    starting: asyncio.Task[None]
+    headers: dict[str, str] | None = field(repr=False)  # a user's credential: never in a repr
+    starting: asyncio.Task[None] = field(repr=False)
     last_used: float = field(default_factory=time.monotonic)
     retired: asyncio.Task[None] | None = None
 
