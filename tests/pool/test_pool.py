@@ -60,7 +60,8 @@ async def test_each_user_sees_only_their_own_credential(pool_http):
         assert alice2 is not alice and (await whoami(alice2, "api__whoami")) == "Bearer alice-new"
         assert alice2["public"] is bob["public"]
         # a new user's first requests, all at once, share one connect
-        daves = await asyncio.gather(*(pool.afor_user("dave", headers={"Authorization": "Bearer d"}) for _ in range(10)))
+        dave = {"Authorization": "Bearer d"}
+        daves = await asyncio.gather(*(pool.afor_user("dave", headers=dave) for _ in range(10)))
         assert all(group is daves[0] for group in daves)
         assert "Bearer" not in repr(pool) and "Bearer" not in repr(pool._users["dave"])
     assert not alice2["api"].is_alive() and not bob["api"].is_alive() and not bob["public"].is_alive()
