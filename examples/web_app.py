@@ -28,8 +28,9 @@ import mcp_litellm as ml
 
 MODEL = os.environ.get("WEB_APP_MODEL", "gpt-4o-mini")
 SERVER = os.environ.get("WEB_APP_SERVER", f"{sys.executable} -m mcp_litellm.demo_server")
-LLM_SETTINGS = {key: value for key, value in (("api_base", os.environ.get("WEB_APP_API_BASE")),
-                                              ("api_key", os.environ.get("WEB_APP_API_KEY"))) if value}
+LLM_SETTINGS: dict[str, Any] = {key: value for key, value in (("api_base", os.environ.get("WEB_APP_API_BASE")),
+                                                              ("api_key", os.environ.get("WEB_APP_API_KEY")))
+                                 if value}
 
 
 @asynccontextmanager
