@@ -42,7 +42,8 @@ from mcp_litellm._client.loop import run_async  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
 ARGS = {"a": 1, "b": 2}
-GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "throughput", "peers")
+GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "throughput", "peers",
+          "concurrency")
 
 
 # -- 1 and 2: tool-call overhead and concurrency against the raw SDK --------------------------------
@@ -398,6 +399,11 @@ async def main(quick: bool, only: set[str], rows_json: bool = False, reps_overri
         await bench_memory(2000 if quick else 10000)
     if "throughput" in only:
         await bench_throughput(3 if quick else 5)
+    if "concurrency" in only:
+        from _concurrency_bench import bench_concurrency
+
+        for transport in ("memory", "stdio"):
+            await bench_concurrency(transport, 200, reps)
     if "peers" in only:
         from _peers import bench_peer_langchain, bench_peer_litellm
 

@@ -51,6 +51,11 @@ class CallContexts:
         self._calls.pop(key, None)
         _serving.reset(token)
 
+    @property
+    def in_flight(self) -> int:
+        """How many requests are in flight on the owner now."""
+        return len(self._calls)
+
     def context_for(self, meta: Mapping[str, Any] | None) -> contextvars.Context | None:
         """The context to answer a server's request in; ``None``: the current one is right (the code
         already runs for one of the owner's requests, or none is in flight)."""

@@ -321,6 +321,11 @@ class Client(CatalogMixin):
         await run_async(self._restart())
         return self
 
+    def _in_flight(self) -> int:
+        """How many requests are in flight on this client's session now (a pool's test of whether it is in use)."""
+        connection = self._connection
+        return 0 if connection is None else connection.calls.in_flight
+
     def is_alive(self) -> bool:
         """True while the session is connected and usable.
 

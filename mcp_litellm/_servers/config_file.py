@@ -57,6 +57,7 @@ _OPTION_ALIASES = {
     "disabled_tools": "exclude_tools", "disabledTools": "exclude_tools", "disallowed_tools": "exclude_tools",
     "protocol": "protocol",
     "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
+    "per_user": "per_user", "perUser": "per_user",
 }
 _URL_ALIASES = ("httpUrl", "serverUrl")
 """Other hosts' names for ``url``: Gemini CLI's ``httpUrl`` (streamable HTTP), Windsurf's ``serverUrl``."""
@@ -83,6 +84,9 @@ class ServerConfig:
         include_tools: only tools matching one of these names or globs are offered (``None``: all).
         exclude_tools: tools matching one of these names or globs are never offered.
         options: other client keyword arguments (``protocol``, ``max_result_chars``).
+        per_user: for :class:`mcp_litellm.ClientPool`: ``True`` gives each user a connection of their
+            own, ``False`` shares one among all users, ``None`` (not set) is per user for an OAuth server
+            and shared otherwise. A :class:`mcp_litellm.ClientGroup` ignores it.
     """
 
     name: str
@@ -95,6 +99,7 @@ class ServerConfig:
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
+    per_user: bool | None = None
 
     def client_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``ml.client(...)`` beyond name, transport and config."""
@@ -179,7 +184,8 @@ def load_config(
     ``transport`` / ``transport_type`` of ``"streamable-http"``/``"http"``/``"sse"``; a remote entry
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
     ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
-    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``. A remote entry may set
+    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``per_user`` (for
+    :class:`mcp_litellm.ClientPool`). A remote entry may set
     ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``,
     ``token_endpoint_auth_method``, ``scopes``, ``redirect_uri``, ``client_metadata_url``, ``grant``,
     ``private_key``, ``signing_algorithm``, ``storage``, ``timeout``). String values may use ``${VAR}``
@@ -485,6 +491,7 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
 
     with_prefix = get("with_prefix", lambda v: isinstance(v, bool), "true or false")
     disabled = get("disabled", lambda v: isinstance(v, bool), "true or false")
+    per_user = get("per_user", lambda v: isinstance(v, bool), "true or false")
     timeout = get("request_timeout", _is_number, "a number of seconds")
     if timeout is not None and timeout <= 0:
         raise reader.error(options["request_timeout"][0], f"must be a positive number of seconds, got {timeout!r}")
@@ -513,4 +520,5 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
         include_tools=tuple(include) if include is not None else None,
         exclude_tools=tuple(exclude or ()),
         options=extra,
+        per_user=per_user,
     )

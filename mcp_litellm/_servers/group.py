@@ -103,11 +103,8 @@ class ClientGroup:
         """The clients to run (with their configs) and the names of the disabled servers."""
         if isinstance(source, Client):
             source = [source]
-        if isinstance(source, str | os.PathLike) or (
-                isinstance(source, Mapping) and not all(isinstance(v, ServerConfig) for v in source.values())):
-            configs = load_config(source)
-        elif isinstance(source, Mapping):
-            configs = dict(source)
+        if isinstance(source, str | os.PathLike | Mapping):
+            configs = select_configs(source, only)
         elif isinstance(source, Iterable):
             clients = list(source)
             bad = [type(c).__name__ for c in clients if not isinstance(c, Client)]
@@ -117,16 +114,6 @@ class ClientGroup:
             return [(c, None) for c in clients if wanted is None or c.name in wanted], []
         else:
             raise ConfigError(f"a client group takes a config path, a mapping or clients, got {type(source).__name__}")
-        if only is not None:
-            wanted_list = list(dict.fromkeys(only))
-            unknown = [name for name in wanted_list if name not in configs]
-            if unknown:
-                raise NotFoundError("server", unknown[0], configs)
-            off = [name for name in wanted_list if configs[name].disabled]
-            if off:
-                raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
-                                  "remove that setting to use it")
-            configs = {name: configs[name] for name in wanted_list}
         made: list[tuple[Client, ServerConfig | None]] = []
         disabled: list[str] = []
         for server_config in configs.values():
@@ -453,6 +440,27 @@ class ClientGroup:
     async def aprompts(self, *, refresh: bool = False) -> list[Any]:
         """Async twin of :meth:`prompts`."""
         return await run_async(self._merged("aprompts", refresh))
+
+
+def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
+                   only: Iterable[str] | None) -> dict[str, ServerConfig]:
+    """The servers of a config file path, a config mapping or ``load_config``'s result; only those named in
+    ``only`` (in that order) when given. Disabled servers are included unless ``only`` names them (an error)."""
+    if isinstance(source, str | os.PathLike) or not all(isinstance(v, ServerConfig) for v in source.values()):
+        configs = load_config(source)
+    else:
+        configs = dict(source)
+    if only is not None:
+        wanted_list = list(dict.fromkeys(only))
+        unknown = [name for name in wanted_list if name not in configs]
+        if unknown:
+            raise NotFoundError("server", unknown[0], configs)
+        off = [name for name in wanted_list if configs[name].disabled]
+        if off:
+            raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
+                              "remove that setting to use it")
+        configs = {name: configs[name] for name in wanted_list}
+    return configs
 
 
 def _patterns(what: str, patterns: Sequence[str]) -> list[str]:

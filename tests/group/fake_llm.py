@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -68,8 +68,11 @@ def _message(turn: Turn, model: str) -> dict[str, Any]:
 
 
 @contextmanager
-def fake_llm(script: list[Turn]) -> Iterator[FakeLLM]:
-    """Serve ``script`` until the block ends; a request beyond the script gets HTTP 500."""
+def fake_llm(script: list[Turn], respond: Callable[[dict[str, Any]], Turn] | None = None) -> Iterator[FakeLLM]:
+    """Serve ``script`` until the block ends; a request beyond the script gets HTTP 500.
+
+    With ``respond``, each request is answered with ``respond(request body)`` instead (a model that
+    answers what it is asked, for concurrent chats whose turns arrive in any order)."""
     state = FakeLLM(url="", script=list(script))
     lock = threading.Lock()
 
@@ -78,7 +81,9 @@ def fake_llm(script: list[Turn]) -> Iterator[FakeLLM]:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
             with lock:
                 state.requests.append(body)
-                turn = state.script.pop(0) if state.script else None
+                turn = state.script.pop(0) if state.script and respond is None else None
+            if respond is not None:
+                turn = respond(body)
             if turn is None:
                 self.send_error(500, "the fake model has no more scripted turns")
                 return

@@ -153,6 +153,14 @@ async def async_use() -> None:
         print(result.text, content, messages, reply.text, await client.aping())
     async with ml.aestablish_connection({"demo": {"command": "python"}}) as group:
         print(await group.atools(), await group.aresources())
+    async with ml.ClientPool("mcp.json", max_users=100, idle_timeout=60.0) as pool:
+        mine: ml.ClientGroup = await pool.afor_user("alice", headers={"Authorization": "Bearer t"})
+        users: list[str] = pool.users
+        print(await mine.atools(), users, await pool.aevict("alice"))
+    with ml.ClientPool({"mcpServers": {}}, max_users=None, idle_timeout=None) as sync_pool:
+        print(sync_pool.for_user("bob").tools(), sync_pool.evict("bob"))
+        sync_pool.close()
+    await ml.ClientPool("mcp.json").aclose()
 
 
 if __name__ == "__main__":
