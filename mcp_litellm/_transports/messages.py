@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import logging
 import re
 from contextlib import suppress
 
@@ -39,6 +40,19 @@ def error_for(request_id: int | str, message: str) -> SessionMessage:
     error = types.JSONRPCError(jsonrpc="2.0", id=request_id,
                                error=types.ErrorData(code=types.INTERNAL_ERROR, message=message))
     return SessionMessage(error)
+
+
+def fail_oversized(logger: logging.Logger, label: str, limit: int, size: int, request_id: int | str | None, *,
+                   partial: bool = False) -> SessionMessage | None:
+    """Log a message over ``limit`` that was dropped, and the error answer that fails its call (``None`` when
+    its request id was not found: nothing to fail). ``partial``: ``size`` is how much was read so far."""
+    what = (f"server {label!r} sent a message of {size}{'+' if partial else ''} bytes, more than max_message_size "
+            f"({limit} bytes)")
+    if request_id is None:
+        logger.error("%s; it was dropped (no request id found at its start or end)", what)
+        return None
+    logger.warning("%s; it was dropped and request %r fails", what, request_id)
+    return error_for(request_id, too_big(limit, None if partial else size))
 
 
 def leading_id(head: bytes) -> int | str | None:

@@ -33,7 +33,7 @@ from mcp.shared._httpx_utils import request_within_origin, stream_within_origin
 from mcp.shared.message import SessionMessage
 
 from mcp_litellm._transports.framing import EventFramer, Oversized
-from mcp_litellm._transports.messages import Unreadable, error_for, leading_id, oversized_id, read_message, too_big
+from mcp_litellm._transports.messages import Unreadable, fail_oversized, leading_id, oversized_id, read_message
 
 logger = logging.getLogger("mcp_litellm.sse")
 
@@ -134,15 +134,9 @@ class _Reader:
         if request_id in self._failed:
             self._failed.discard(request_id)
             return None
-        what = (f"server {self.label!r} sent a message of {data.size}{'' if data.complete else '+'} bytes, more "
-                f"than max_message_size ({self.limit} bytes)")
-        if request_id is None:
-            logger.error("%s; it was dropped (no request id found at its start or end)", what)
-            return None
-        logger.warning("%s; it is dropped and request %r fails", what, request_id)
-        if not data.complete:
+        if request_id is not None and not data.complete:
             self._failed.add(request_id)
-        return error_for(request_id, too_big(self.limit, data.size if data.complete else None))
+        return fail_oversized(logger, self.label, self.limit, data.size, request_id, partial=not data.complete)
 
 
 async def _post_messages(client: httpx2.AsyncClient, endpoint: str,

@@ -48,11 +48,10 @@ from mcp_litellm._transports.framing import LineFramer, Oversized
 from mcp_litellm._transports.messages import (
     DEFAULT_MAX_MESSAGE_SIZE,
     Unreadable,
-    error_for,
+    fail_oversized,
     max_message_size,
     oversized_id,
     read_message,
-    too_big,
 )
 
 server_label: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_litellm_server_label", default="server")
@@ -250,14 +249,7 @@ class _Stdout:
         return message.answer
 
     def _oversized(self, frame: Oversized) -> SessionMessage | None:
-        request_id = oversized_id(frame.head, frame.tail)
-        what = (f"server {self.label!r} sent a message of {frame.size} bytes, more than max_message_size "
-                f"({self.limit} bytes)")
-        if request_id is None:
-            logger.error("%s; it was dropped (no request id found at its start or end)", what)
-            return None
-        logger.warning("%s; it was dropped and request %r fails", what, request_id)
-        return error_for(request_id, too_big(self.limit, frame.size))
+        return fail_oversized(logger, self.label, self.limit, frame.size, oversized_id(frame.head, frame.tail))
 
 
 @asynccontextmanager
