@@ -226,7 +226,8 @@ def search_answer(query: Any, found: Sequence[Entry], total: int, servers: Seque
             lines.append("Or list one server's tools with search_tools(server=NAME). The servers:")
             lines += [f"- {name}: {summary}" if summary else f"- {name}" for name, summary in servers]
         return "\n".join(lines)
-    lines = [f"Found {len(found)} tools for {query!r}; call one by name (definitions are now available):"]
+    plural = "" if len(found) == 1 else "s"
+    lines = [f"Found {len(found)} tool{plural} for {query!r}; call one by name (definitions are now available):"]
     lines += [f"- {e.name}: {e.summary}" if e.summary else f"- {e.name}" for e in found]
     if len(servers) > 1:
         lines.append(f"None fits? List a server's tools with search_tools(server=NAME); servers: "

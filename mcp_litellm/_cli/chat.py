@@ -293,4 +293,6 @@ def _one_line(exc: BaseException, secret: str | None) -> str:
     text = mask_secrets(" ".join(str(exc).split()) or type(exc).__name__, [secret])
     if len(text) > 300:
         text = text[:299] + "…"
-    return text if isinstance(exc, MCPLiteLLMError) else f"{type(exc).__name__}: {text}"
+    # our errors, and a model error the library explained (its text names the type already), read as they are
+    said = isinstance(exc, MCPLiteLLMError) or getattr(exc, "_mcp_litellm_explained", False)
+    return text if said else f"{type(exc).__name__}: {text}"

@@ -119,6 +119,11 @@ class RequestTimeoutError(MCPLiteLLMError, builtins.TimeoutError):
 TimeoutError = RequestTimeoutError  # the old name, kept as a deprecated alias
 
 
+REFUSED_BY_CLIENT = {"refused_by": "mcp_litellm"}
+"""The ``data`` of a JSON-RPC error answer that a transport makes itself to fail one call whose answer it could
+not take (over ``max_message_size``, unreadable): the ``ServerError`` then does not read as the server's."""
+
+
 class ServerError(MCPLiteLLMError):
     """The server answered a request with a JSON-RPC error.
 
@@ -134,7 +139,11 @@ class ServerError(MCPLiteLLMError):
         self.data = data
         self.method = method
         where = f" on {method}" if method else ""
-        super().__init__(f"server error {code}{where}: {message}")
+        if isinstance(data, dict) and data.get("refused_by") == REFUSED_BY_CLIENT["refused_by"]:
+            # the client could not take the server's answer (too large, nested too deeply): not the server's error
+            super().__init__(f"{method or 'the request'} failed: {message}")
+        else:
+            super().__init__(f"server error {code}{where}: {message}")
 
 
 class UnsupportedFeature(MCPLiteLLMError):

@@ -17,6 +17,8 @@ from contextlib import suppress
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from mcp_litellm._core.errors import REFUSED_BY_CLIENT
+
 DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024 * 1024
 """Bytes one message from a server may take (the client option ``max_message_size``)."""
 
@@ -38,7 +40,8 @@ def too_big(limit: int, size: int | None = None) -> str:
 def error_for(request_id: int | str, message: str) -> SessionMessage:
     """A JSON-RPC error answer to ``request_id``: how the transport fails one call and keeps the session."""
     error = types.JSONRPCError(jsonrpc="2.0", id=request_id,
-                               error=types.ErrorData(code=types.INTERNAL_ERROR, message=message))
+                               error=types.ErrorData(code=types.INTERNAL_ERROR, message=message,
+                                                     data=dict(REFUSED_BY_CLIENT)))
     return SessionMessage(error)
 
 

@@ -62,3 +62,16 @@ def test_a_router_deployment_names_its_endpoint():
     message = str(info.value)
     assert message.startswith(f"model request to 'fast' at {base} (through the Router) failed ("), message
     assert "is running and reachable" in message and SECRET not in message
+
+
+def test_the_command_line_names_an_explained_model_error_once():
+    """The chat terminal's error line: the explained message already names LiteLLM's type, so it is not repeated."""
+    from mcp_litellm._cli.chat import _one_line
+
+    base = f"http://127.0.0.1:{free_port()}/v1"
+    chat = ml.Chat("openai/scripted", api_base=base, api_key=SECRET, num_retries=0)
+    with pytest.raises(litellm.InternalServerError) as info:
+        chat.ask("hi")
+    line = _one_line(info.value, SECRET)
+    assert line.count("InternalServerError") == 1 and line.startswith("model request to 'openai/scripted'"), line
+    assert _one_line(ValueError("plain"), None) == "ValueError: plain"  # other errors keep their type

@@ -85,9 +85,12 @@ def test_a_result_over_max_message_size_fails_its_call_and_the_session_goes_on(s
     kind, config = sdk_server
     with ml.client("blobs", kind, config, request_timeout=30, max_message_size=2 * MiB, protocol="legacy") as client:
         started = time.monotonic()
-        with pytest.raises(ml.ServerError, match=r"max_message_size \(2097152 bytes\).*max_message_size="):
+        with pytest.raises(ml.ServerError, match=r"max_message_size \(2097152 bytes\).*max_message_size=") as info:
             client.execute_tool("blob", {"size": 3 * MiB})
         assert time.monotonic() - started < 10, "failed at once, not at the 30 s timeout"
+        # the client refused the answer: the error does not read as one the server sent
+        assert str(info.value).startswith("tools/call failed: the server's answer"), str(info.value)
+        assert info.value.server == "blobs" and info.value.method == "tools/call"
         assert client.is_alive()
         # the text comes twice (as content and as structured content): 512 KiB make about 1 MiB
         assert client.execute_tool("blob", {"size": MiB // 2}).text == "b" * (MiB // 2)
@@ -175,8 +178,9 @@ def test_a_result_nested_100000_deep_fails_its_call_only_over_stdio():
     client = ml.client("hostile-deep", "stdio", config, protocol="legacy", request_timeout=30)
     try:
         started = time.monotonic()
-        with pytest.raises(ml.ServerError, match="nested"):
+        with pytest.raises(ml.ServerError, match="nested") as info:
             client.execute_tool("run", {"size": 100_000})
+        assert not str(info.value).startswith("server error"), str(info.value)
         assert time.monotonic() - started < 10, "failed at once, not at the 30 s timeout"
         assert client.ping(), "the session goes on"
         assert client.execute_tool("run", {"a": 2}).text == "ran 2"
