@@ -15,7 +15,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypeVar
 
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
@@ -33,11 +33,14 @@ from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.resource_owner import offers, resource_owner
 
 if TYPE_CHECKING:
+    from mcp_litellm._client.prompt import Prompt
+    from mcp_litellm._client.resource import Resource, ResourceTemplate
     from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
 METHOD_NOT_FOUND = -32601
+_Item = TypeVar("_Item")
 
 FAILED_TO_START = "server %r failed to start: %s"
 """The log message (``strict=False``) for a server that did not start; the CLI reports these itself."""
@@ -275,12 +278,12 @@ class ClientGroup:
 
     # -- merged listings -----------------------------------------------------------------------------
 
-    async def _gather(self, fetch: Callable[[Client], Awaitable[list[Any]]], what: str,
-                      capability: str) -> list[tuple[Client, list[Any]]]:
+    async def _gather(self, fetch: Callable[[Client], Awaitable[list[_Item]]], what: str,
+                      capability: str) -> list[tuple[Client, list[_Item]]]:
         """``fetch`` from every server that offers ``capability``; errors raise (``strict``) or are logged."""
         clients = [c for c in self._clients.values() if offers(c, capability)]
         results = await asyncio.gather(*(fetch(c) for c in clients), return_exceptions=True)
-        collected: list[tuple[Client, list[Any]]] = []
+        collected: list[tuple[Client, list[_Item]]] = []
         for client, result in zip(clients, results, strict=True):
             if isinstance(result, UnsupportedFeature) or (
                     isinstance(result, ServerError) and result.code == METHOD_NOT_FOUND):
@@ -391,9 +394,10 @@ class ClientGroup:
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
             raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {uri!r}")
-        resources = await self._merged("aresources", False)
+        resources = await self._merged(lambda c: c.aresources(), "resources", "resources")
         listed = any(str(r.uri) == uri for r in resources)  # then the templates are not needed (nor fetched)
-        templates = [] if listed else await self._merged("aresource_templates", False)
+        templates: list[ResourceTemplate] = [] if listed else await self._merged(
+            lambda c: c.aresource_templates(), "resource_templates", "resources")
         owner, _listed = resource_owner(uri, resources, templates, self._clients.values(),
                                         choose="read it from one: group[name].read_resource(uri)")
         value: str | bytes = await owner.aread_resource(uri)
@@ -408,39 +412,36 @@ class ClientGroup:
         """Async twin of :meth:`read_resource`."""
         return await run_async(self._read(uri))
 
-    async def _merged(self, method: str, refresh: bool) -> list[Any]:
-        async def fetch(client: Client) -> list[Any]:
-            result: list[Any] = await getattr(client, method)(refresh=refresh)
-            return result
-
-        capability = "prompts" if method == "aprompts" else "resources"
-        listed = await self._gather(fetch, method.removeprefix("a"), capability)
+    async def _merged(self, fetch: Callable[[Client], Awaitable[list[_Item]]], what: str,
+                      capability: str) -> list[_Item]:
+        listed = await self._gather(fetch, what, capability)
         return [item for _, items in listed for item in items]
 
-    def resources(self, *, refresh: bool = False) -> list[Any]:
+    def resources(self, *, refresh: bool = False) -> list[Resource]:
         """Every server's resources (each keeps its ``client``)."""
-        return run_sync(self._merged("aresources", refresh))
+        return run_sync(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"))
 
-    async def aresources(self, *, refresh: bool = False) -> list[Any]:
+    async def aresources(self, *, refresh: bool = False) -> list[Resource]:
         """Async twin of :meth:`resources`."""
-        return await run_async(self._merged("aresources", refresh))
+        return await run_async(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"))
 
-    def resource_templates(self, *, refresh: bool = False) -> list[Any]:
+    def resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Every server's resource templates."""
-        return run_sync(self._merged("aresource_templates", refresh))
+        return run_sync(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
+                                     "resources"))
 
-    async def aresource_templates(self, *, refresh: bool = False) -> list[Any]:
+    async def aresource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Async twin of :meth:`resource_templates`."""
-        return await run_async(self._merged("aresource_templates", refresh))
+        return await run_async(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
+                                            "resources"))
 
-    def prompts(self, *, refresh: bool = False) -> list[Any]:
+    def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Every server's prompts."""
-        return run_sync(self._merged("aprompts", refresh))
+        return run_sync(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
 
-    async def aprompts(self, *, refresh: bool = False) -> list[Any]:
+    async def aprompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Async twin of :meth:`prompts`."""
-        return await run_async(self._merged("aprompts", refresh))
-
+        return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
 
 def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
                    only: Iterable[str] | None) -> dict[str, ServerConfig]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from litellm.router import Router
+from typing_extensions import assert_type
 
 import mcp_litellm as ml
 from mcp_litellm.handlers import (
@@ -124,6 +125,9 @@ def sync_use() -> None:
         group_tools: list[ml.Tool] = group.tools(exclude=["dangerous"])
         first: ml.Client | None = group.get(group.names[0]) if group.names else None
         print(group_tools, first, group.resources(), group.prompts())
+        assert_type(group.resources(), list[ml.Resource])  # the merged lists keep their item types
+        assert_type(group.resource_templates(refresh=True), list[ml.ResourceTemplate])
+        assert_type(group.prompts(), list[ml.Prompt])
         called: ml.ToolResult = group.execute_tool("add", {"a": 1, "b": 2}, timeout=5)
         content: str | bytes = group.read_resource("demo://about")
         by_server: dict[str, ml.Usage] = group.sampling_usage
