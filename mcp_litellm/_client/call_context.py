@@ -37,24 +37,33 @@ class CallContexts:
         self._owner = owner
         self._calls: dict[int, contextvars.Context] = {}
         self._ids = itertools.count()
+        self._settled = asyncio.Event()
+        self._settled.set()
 
     def enter(self) -> tuple[int, contextvars.Token[object | None]]:
         """Mark the current code as running a request of the owner and remember its context."""
         token = _serving.set(self._owner)
         key = next(self._ids)
         self._calls[key] = contextvars.copy_context()
+        self._settled.clear()
         return key, token
 
     def leave(self, entered: tuple[int, contextvars.Token[object | None]]) -> None:
         """Forget a request :meth:`enter` remembered (in the same task)."""
         key, token = entered
         self._calls.pop(key, None)
+        if not self._calls:
+            self._settled.set()
         _serving.reset(token)
 
     @property
     def in_flight(self) -> int:
         """How many requests are in flight on the owner now."""
         return len(self._calls)
+
+    async def settled(self) -> None:
+        """Return once no request is in flight on the owner (at once when none is)."""
+        await self._settled.wait()
 
     def context_for(self, meta: Mapping[str, Any] | None) -> contextvars.Context | None:
         """The context to answer a server's request in; ``None``: the current one is right (the code

@@ -326,6 +326,12 @@ class Client(CatalogMixin):
         connection = self._connection
         return 0 if connection is None else connection.calls.in_flight
 
+    async def _settled(self) -> None:
+        """Return once no request is in flight on this client's session (a pool's drain before it stops one)."""
+        connection = self._connection
+        if connection is not None:
+            await connection.calls.settled()
+
     def is_alive(self) -> bool:
         """True while the session is connected and usable.
 

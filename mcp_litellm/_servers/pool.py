@@ -15,6 +15,7 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
@@ -235,9 +236,8 @@ class ClientPool:
     async def _retire(self, entry: _User) -> None:
         """Stop a user's group once its start settled and its requests in flight finished (bounded)."""
         await asyncio.gather(entry.starting, return_exceptions=True)
-        deadline = time.monotonic() + self.drain_timeout
-        while entry.group._in_flight() and time.monotonic() < deadline:
-            await asyncio.sleep(_POLL)
+        with suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(entry.group._settled(), self.drain_timeout)
         await entry.group._stop()
 
     def _ensure_reaper(self) -> None:
@@ -364,6 +364,10 @@ class _UserGroup(ClientGroup):
     def _in_flight(self) -> int:
         """Requests in flight on the user's own connections."""
         return sum(client._in_flight() for client in self._own)
+
+    async def _settled(self) -> None:
+        """Return once no request is in flight on the user's own connections."""
+        await asyncio.gather(*(client._settled() for client in self._own))
 
 
 def _is_per_user(server: ServerConfig) -> bool:
