@@ -20,6 +20,7 @@ from typing import Any, TypeAlias, overload
 from mcp_litellm import _llm
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
+from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache, mark_breakpoints
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._chat.tool_loop import LocalTool, ToolBox, run_call
 from mcp_litellm._client.loop import iterate_sync, run_sync
@@ -99,13 +100,19 @@ class Chat:
             or a dict of ``litellm.aembedding`` arguments with a ``"model"``, e.g. its ``api_base``): tools
             are then ranked by meaning, each tool embedded once per process; when the embedding call
             fails, by words. Default ``None``: by words only (no network).
+        prompt_cache: ``"auto"`` (default): for providers that cache a prompt prefix only where the request
+            marks it (Claude on Anthropic, Bedrock, Vertex AI, Azure AI), mark the end of the tool
+            definitions, of the system prompt and the latest message as cacheable, through LiteLLM's
+            ``cache_control_injection_points``; other providers cache on their own and get nothing added.
+            ``False``: mark nothing. Points given in the chat's params win. Tokens read from and written to
+            the cache show in :attr:`usage` (``cache_read_tokens``, ``cache_write_tokens``).
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
                  tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
                  tool_budget: int | None = None, result_budget: int | None = None,
                  tool_search_embedding: str | Mapping[str, Any] | None = None,
-                 **litellm_kwargs: Any) -> None:
+                 prompt_cache: PromptCache = "auto", **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) or max_tool_rounds < 0:
@@ -120,6 +127,8 @@ class Chat:
         self.max_tool_rounds = max_tool_rounds
         self.tool_timeout = tool_timeout
         self.params: dict[str, Any] = dict(litellm_kwargs)
+        self.prompt_cache: PromptCache = check_prompt_cache(prompt_cache)
+        """Whether requests mark prompt-cache breakpoints (``"auto"``, ``True``, ``False``); settable between turns."""
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
@@ -369,6 +378,7 @@ class Chat:
         tools = self._offer.definitions(self._provider_model(), self.messages)
         if tools:
             kwargs["tools"] = tools
+        mark_breakpoints(kwargs, self._provider_model(), self.prompt_cache)
         if stream:
             kwargs["stream"] = True
             if "stream_options" not in kwargs and _llm.streams_usage(self._provider_model()):
@@ -428,9 +438,11 @@ class Chat:
     def _count_usage(self, message: Message) -> None:
         """Add one model request's tokens and cost to the turn's and the chat's usage."""
         prompt, completion = message.input_tokens or 0, message.output_tokens or 0
+        cache_read, cache_write = message.cache_read_tokens or 0, message.cache_write_tokens or 0
         model = self._provider_model()
-        cost = _llm.completion_cost(model, message.raw, prompt_tokens=prompt, completion_tokens=completion)
-        request = Usage(prompt, completion, cost, 1)
+        cost = _llm.completion_cost(model, message.raw, prompt_tokens=prompt, completion_tokens=completion,
+                                    cache_read_tokens=cache_read, cache_write_tokens=cache_write)
+        request = Usage(prompt, completion, cost, 1, cache_read, cache_write)
         self._turn_usage = self._turn_usage + request
         self.usage = self.usage + request
         message.usage = self._turn_usage
