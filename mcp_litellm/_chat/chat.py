@@ -127,8 +127,7 @@ class Chat:
         self.max_tool_rounds = max_tool_rounds
         self.tool_timeout = tool_timeout
         self.params: dict[str, Any] = dict(litellm_kwargs)
-        self.prompt_cache: PromptCache = check_prompt_cache(prompt_cache)
-        """Whether requests mark prompt-cache breakpoints (``"auto"``, ``True``, ``False``); settable between turns."""
+        self._prompt_cache = check_prompt_cache(prompt_cache)
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
@@ -357,6 +356,16 @@ class Chat:
                         return str(underlying)
         provider = self.params.get("custom_llm_provider")
         return f"{provider}/{self.model}" if provider and "/" not in self.model else self.model
+
+    @property
+    def prompt_cache(self) -> PromptCache:
+        """Whether requests mark prompt-cache breakpoints (``"auto"``, ``True``, ``False``); settable between
+        turns."""
+        return self._prompt_cache
+
+    @prompt_cache.setter
+    def prompt_cache(self, value: PromptCache) -> None:
+        self._prompt_cache = check_prompt_cache(value)
 
     @property
     def tool_search(self) -> ToolSearchMode:

@@ -175,6 +175,10 @@ def test_tools_revealed_by_search_are_appended_after_those_already_sent(http, cl
 def test_a_bad_setting_says_what_is_allowed():
     with pytest.raises(ml.ConfigError, match="prompt_cache must be 'auto', True or False"):
         ml.Chat(CLAUDE, prompt_cache="always")
+    chat = ml.Chat(CLAUDE)
+    with pytest.raises(ml.ConfigError, match="prompt_cache"):
+        chat.prompt_cache = "on"  # type: ignore[assignment]
+    assert chat.prompt_cache == "auto"
 
 
 def test_usage_adds_cache_fields():
