@@ -95,8 +95,8 @@ def run(api: str, prompt_cache: bool) -> dict[str, float]:
         read = [u["prompt_tokens_details"]["cached_tokens"] for u in server.usage]
         written = [0 for _ in server.usage]
     assert chat.usage.cache_read_tokens == sum(read), "the chat's usage disagrees with the server's"
-    return {"requests": len(prompt), "prompt": sum(prompt), "full_price": sum(p - r - w for p, r, w
-                                                                              in zip(prompt, read, written, strict=True)),
+    full_price = sum(p - r - w for p, r, w in zip(prompt, read, written, strict=True))
+    return {"requests": len(prompt), "prompt": sum(prompt), "full_price": full_price,
             "read": sum(read), "written": sum(written),
             "hit_after_first": sum(read[1:]) / max(1, sum(prompt[1:])),
             "tool_tokens": len(json.dumps(server.requests[0]["tools"])) // 4}
