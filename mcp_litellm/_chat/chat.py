@@ -21,6 +21,7 @@ from mcp_litellm import _llm
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache, mark_breakpoints
+from mcp_litellm._chat.responses_api import ChatAPI, check_api, plain_model, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._chat.tool_loop import LocalTool, ToolBox, run_call
 from mcp_litellm._client.loop import iterate_sync, run_sync
@@ -106,13 +107,17 @@ class Chat:
             ``cache_control_injection_points``; other providers cache on their own and get nothing added.
             ``False``: mark nothing. Points given in the chat's params win. Tokens read from and written to
             the cache show in :attr:`usage` (``cache_read_tokens``, ``cache_write_tokens``).
+        api: ``"chat"`` (default): requests go through ``litellm.acompletion``; ``"responses"``: through the
+            Responses API (``litellm.aresponses``, by LiteLLM's own bridge), for OpenAI and Azure models; the
+            tool loop, streaming, approval, usage, resources and prompts work the same, and the reasoning
+            items a model returns are sent back with the history.
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
                  tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
                  tool_budget: int | None = None, result_budget: int | None = None,
                  tool_search_embedding: str | Mapping[str, Any] | None = None,
-                 prompt_cache: PromptCache = "auto", **litellm_kwargs: Any) -> None:
+                 prompt_cache: PromptCache = "auto", api: ChatAPI = "chat", **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) or max_tool_rounds < 0:
@@ -128,6 +133,10 @@ class Chat:
         self.tool_timeout = tool_timeout
         self.params: dict[str, Any] = dict(litellm_kwargs)
         self._prompt_cache = check_prompt_cache(prompt_cache)
+        self.api: ChatAPI = check_api(api)
+        """The API requests go through: ``"chat"`` or ``"responses"``."""
+        if self.api == "responses" and router is not None:
+            request_model(model, self.api, routed=True)  # says what to do instead
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
@@ -355,7 +364,8 @@ class Chat:
                     if underlying:
                         return str(underlying)
         provider = self.params.get("custom_llm_provider")
-        return f"{provider}/{self.model}" if provider and "/" not in self.model else self.model
+        model = plain_model(self.model)
+        return f"{provider}/{model}" if provider and "/" not in model else model
 
     @property
     def prompt_cache(self) -> PromptCache:
@@ -383,7 +393,8 @@ class Chat:
         return self._offer.definitions(self._provider_model(), self.messages)
 
     async def _complete(self, stream: bool) -> Any:
-        kwargs: dict[str, Any] = {**self.params, "model": self.model, "messages": list(self.messages)}
+        model = request_model(self.model, check_api(self.api), routed=self.router is not None)
+        kwargs: dict[str, Any] = {**self.params, "model": model, "messages": list(self.messages)}
         tools = self._offer.definitions(self._provider_model(), self.messages)
         if tools:
             kwargs["tools"] = tools

@@ -55,9 +55,14 @@ def cache_tokens(response: Any) -> tuple[int | None, int | None]:
 
 
 def _extra_fields(message: Any) -> dict[str, Any]:
-    """Provider fields that must go back in the history (Anthropic thinking blocks before tool use)."""
-    blocks = _get(message, "thinking_blocks")
-    return {"thinking_blocks": list(blocks)} if blocks else {}
+    """Provider fields that must go back in the history: Anthropic's thinking blocks before tool use, the
+    Responses API's reasoning items."""
+    extra: dict[str, Any] = {}
+    for name in ("thinking_blocks", "reasoning_items"):  # Anthropic's; the Responses API's (through LiteLLM)
+        value = _get(message, name)
+        if value:
+            extra[name] = list(value)
+    return extra
 
 
 def message_from_response(response: Any) -> Message:
@@ -134,6 +139,7 @@ class TurnAssembler:
         self.cache_read_tokens: int | None = None
         self.cache_write_tokens: int | None = None
         self.thinking_blocks: list[Any] = []
+        self.reasoning_items: list[Any] = []
 
     def add(self, raw: Any) -> list[Chunk]:
         """Take one LiteLLM stream chunk; return the :class:`Chunk` objects to show for it."""
@@ -158,6 +164,7 @@ class TurnAssembler:
                 self.content.append(text)
             shown.append(Chunk(content=text or "", reasoning=reasoning or "", raw=raw))
         self.thinking_blocks.extend(_get(delta, "thinking_blocks") or [])
+        self.reasoning_items.extend(_get(delta, "reasoning_items") or [])
         fragments = _get(delta, "tool_calls") or []
         for fragment in fragments:
             self._merge(fragment)
@@ -208,7 +215,9 @@ class TurnAssembler:
 
     def message(self) -> Message:
         """The assistant :class:`Message` the stream amounted to."""
-        extra = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
+        extra: dict[str, Any] = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
+        if self.reasoning_items:
+            extra["reasoning_items"] = self.reasoning_items
         return Message(role="assistant", content="".join(self.content), tool_calls=list(self.calls),
                        model=self.model, finish_reason=self.finish_reason, input_tokens=self.input_tokens,
                        output_tokens=self.output_tokens, cache_read_tokens=self.cache_read_tokens,
