@@ -289,10 +289,11 @@ def input_window(model: str) -> int | None:
     return int(value) if isinstance(value, int | float) and value > 0 else None
 
 
-def completion_cost(model: str, response: Any = None, *, prompt_tokens: int = 0,
-                    completion_tokens: int = 0) -> float | None:
+def completion_cost(model: str, response: Any = None, *, prompt_tokens: int = 0, completion_tokens: int = 0,
+                    cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> float | None:
     """The USD cost of one model request (``litellm.completion_cost``), or ``None`` when LiteLLM has no
-    price for ``model``. A streamed request has no response object: its token counts are priced."""
+    price for ``model``. A streamed request has no response object: its token counts are priced, the
+    prompt tokens read from and written to the provider's cache at its cache prices."""
     if model_metadata(model) is None:
         return None
     hidden = getattr(response, "_hidden_params", None)
@@ -303,8 +304,9 @@ def completion_cost(model: str, response: Any = None, *, prompt_tokens: int = 0,
     try:
         if response is not None:
             return float(litellm.completion_cost(completion_response=response, model=model))
-        prompt_cost, completion_part = litellm.cost_per_token(model=model, prompt_tokens=prompt_tokens,
-                                                              completion_tokens=completion_tokens)
+        prompt_cost, completion_part = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            cache_read_input_tokens=cache_read_tokens, cache_creation_input_tokens=cache_write_tokens)
         return float(prompt_cost) + float(completion_part)
     except Exception:  # LiteLLM raises for prices it cannot work out
         return None
@@ -318,14 +320,21 @@ def priced_response_cost(response: Any) -> float | None:
     return float(known) if isinstance(known, int | float) and not isinstance(known, bool) else None
 
 
+_STREAM_USAGE_PROVIDERS = frozenset({"anthropic", "bedrock", "vertex_ai", "gemini"})
+"""Providers whose streams LiteLLM gives a usage chunk (cache tokens included) only when asked with
+``stream_options``, though ``get_supported_openai_params`` does not list it for them."""
+
+
 def streams_usage(model: str) -> bool:
     """Whether ``model``'s provider takes ``stream_options={"include_usage": True}`` (LiteLLM drops the
     usage of a stream without it)."""
     litellm = litellm_module()
     try:
-        return "stream_options" in (litellm.get_supported_openai_params(model=model) or [])
+        if "stream_options" in (litellm.get_supported_openai_params(model=model) or []):
+            return True
     except Exception:  # an unknown provider
         return False
+    return llm_provider(model)[1] in _STREAM_USAGE_PROVIDERS
 
 
 # -- what ``mcp-litellm doctor`` asks LiteLLM ------------------------------------------------------
@@ -352,6 +361,20 @@ def llm_provider(model: str) -> tuple[str, str | None]:
     except Exception:  # LiteLLM raises BadRequestError for a model it cannot place
         return model, None
     return str(name), str(provider)
+
+
+def needs_cache_breakpoints(model: str, provider: str | None = None) -> bool:
+    """Whether ``model`` caches a prompt prefix only where the request marks it (``cache_control``), as
+    LiteLLM judges it: Claude on Anthropic, Bedrock, Vertex AI and Azure AI, where the model map says it
+    supports prompt caching. Providers that cache on their own (OpenAI, DeepSeek, ...) need no marks."""
+    try:
+        from litellm.llms.anthropic.common_utils import supports_anthropic_cache_control
+    except ImportError:  # a LiteLLM without the helper: mark nothing rather than guess
+        return False
+    try:
+        return bool(supports_anthropic_cache_control(model, provider))
+    except Exception:  # an unknown model is simply not marked
+        return False
 
 
 def _hub_cached(repo: str) -> bool:

@@ -20,6 +20,8 @@ from typing import Any, TypeAlias, overload
 from mcp_litellm import _llm
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
+from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache, mark_breakpoints
+from mcp_litellm._chat.responses_api import ChatAPI, check_api, plain_model, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._chat.tool_loop import LocalTool, ToolBox, run_call
 from mcp_litellm._client.loop import iterate_sync, run_sync
@@ -99,13 +101,23 @@ class Chat:
             or a dict of ``litellm.aembedding`` arguments with a ``"model"``, e.g. its ``api_base``): tools
             are then ranked by meaning, each tool embedded once per process; when the embedding call
             fails, by words. Default ``None``: by words only (no network).
+        prompt_cache: ``"auto"`` (default): for providers that cache a prompt prefix only where the request
+            marks it (Claude on Anthropic, Bedrock, Vertex AI, Azure AI), mark the end of the tool
+            definitions, of the system prompt and the latest message as cacheable, through LiteLLM's
+            ``cache_control_injection_points``; other providers cache on their own and get nothing added.
+            ``False``: mark nothing. Points given in the chat's params win. Tokens read from and written to
+            the cache show in :attr:`usage` (``cache_read_tokens``, ``cache_write_tokens``).
+        api: ``"chat"`` (default): requests go through ``litellm.acompletion``; ``"responses"``: through the
+            Responses API (``litellm.aresponses``, by LiteLLM's own bridge), for OpenAI and Azure models; the
+            tool loop, streaming, approval, usage, resources and prompts work the same, and the reasoning
+            items a model returns are sent back with the history.
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
                  tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
                  tool_budget: int | None = None, result_budget: int | None = None,
                  tool_search_embedding: str | Mapping[str, Any] | None = None,
-                 **litellm_kwargs: Any) -> None:
+                 prompt_cache: PromptCache = "auto", api: ChatAPI = "chat", **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) or max_tool_rounds < 0:
@@ -120,6 +132,11 @@ class Chat:
         self.max_tool_rounds = max_tool_rounds
         self.tool_timeout = tool_timeout
         self.params: dict[str, Any] = dict(litellm_kwargs)
+        self._prompt_cache = check_prompt_cache(prompt_cache)
+        self.api: ChatAPI = check_api(api)
+        """The API requests go through: ``"chat"`` or ``"responses"``."""
+        if self.api == "responses" and router is not None:
+            request_model(model, self.api, routed=True)  # says what to do instead
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
@@ -347,7 +364,18 @@ class Chat:
                     if underlying:
                         return str(underlying)
         provider = self.params.get("custom_llm_provider")
-        return f"{provider}/{self.model}" if provider and "/" not in self.model else self.model
+        model = plain_model(self.model)
+        return f"{provider}/{model}" if provider and "/" not in model else model
+
+    @property
+    def prompt_cache(self) -> PromptCache:
+        """Whether requests mark prompt-cache breakpoints (``"auto"``, ``True``, ``False``); settable between
+        turns."""
+        return self._prompt_cache
+
+    @prompt_cache.setter
+    def prompt_cache(self, value: PromptCache) -> None:
+        self._prompt_cache = check_prompt_cache(value)
 
     @property
     def tool_search(self) -> ToolSearchMode:
@@ -365,10 +393,12 @@ class Chat:
         return self._offer.definitions(self._provider_model(), self.messages)
 
     async def _complete(self, stream: bool) -> Any:
-        kwargs: dict[str, Any] = {**self.params, "model": self.model, "messages": list(self.messages)}
+        model = request_model(self.model, check_api(self.api), routed=self.router is not None)
+        kwargs: dict[str, Any] = {**self.params, "model": model, "messages": list(self.messages)}
         tools = self._offer.definitions(self._provider_model(), self.messages)
         if tools:
             kwargs["tools"] = tools
+        mark_breakpoints(kwargs, self._provider_model(), self.prompt_cache)
         if stream:
             kwargs["stream"] = True
             if "stream_options" not in kwargs and _llm.streams_usage(self._provider_model()):
@@ -428,9 +458,11 @@ class Chat:
     def _count_usage(self, message: Message) -> None:
         """Add one model request's tokens and cost to the turn's and the chat's usage."""
         prompt, completion = message.input_tokens or 0, message.output_tokens or 0
+        cache_read, cache_write = message.cache_read_tokens or 0, message.cache_write_tokens or 0
         model = self._provider_model()
-        cost = _llm.completion_cost(model, message.raw, prompt_tokens=prompt, completion_tokens=completion)
-        request = Usage(prompt, completion, cost, 1)
+        cost = _llm.completion_cost(model, message.raw, prompt_tokens=prompt, completion_tokens=completion,
+                                    cache_read_tokens=cache_read, cache_write_tokens=cache_write)
+        request = Usage(prompt, completion, cost, 1, cache_read, cache_write)
         self._turn_usage = self._turn_usage + request
         self.usage = self.usage + request
         message.usage = self._turn_usage

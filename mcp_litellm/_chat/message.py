@@ -75,6 +75,8 @@ class Message:
         finish_reason: why the model stopped (``"stop"``, ``"length"``, ``"tool_calls"``, ...).
         input_tokens, output_tokens: token usage of the request that wrote this message, when the
             provider reported it.
+        cache_read_tokens, cache_write_tokens: of that request's input tokens, how many the provider read
+            from and wrote to its prompt cache, when it said (see :class:`Usage`).
         usage: for the assistant messages of an ``ask``: :class:`Usage` summed over every model request
             of the turn so far (the final answer's covers the whole turn, tool rounds included).
         raw: the LiteLLM response object the message came from (``None`` for streamed turns).
@@ -91,6 +93,8 @@ class Message:
     raw: Any = field(default=None, repr=False)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     usage: Usage | None = field(default=None, repr=False)
+    cache_read_tokens: int | None = field(default=None, repr=False)
+    cache_write_tokens: int | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:

@@ -36,10 +36,33 @@ def _usage(response: Any) -> tuple[int | None, int | None]:
     return _get(usage, "prompt_tokens"), _get(usage, "completion_tokens")
 
 
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cache_tokens(response: Any) -> tuple[int | None, int | None]:
+    """The prompt tokens a response says were read from and written to the provider's prompt cache.
+
+    LiteLLM reports Anthropic's and Bedrock's as ``cache_read_input_tokens`` / ``cache_creation_input_tokens``
+    and every provider's reads as ``prompt_tokens_details.cached_tokens`` (OpenAI, DeepSeek, Gemini)."""
+    usage = _get(response, "usage")
+    if usage is None:
+        return None, None
+    details = _get(usage, "prompt_tokens_details")
+    read = _count(_get(usage, "cache_read_input_tokens")) or _count(_get(details, "cached_tokens"))
+    written = _count(_get(usage, "cache_creation_input_tokens")) or _count(_get(details, "cache_creation_tokens"))
+    return read, written
+
+
 def _extra_fields(message: Any) -> dict[str, Any]:
-    """Provider fields that must go back in the history (Anthropic thinking blocks before tool use)."""
-    blocks = _get(message, "thinking_blocks")
-    return {"thinking_blocks": list(blocks)} if blocks else {}
+    """Provider fields that must go back in the history: Anthropic's thinking blocks before tool use, the
+    Responses API's reasoning items."""
+    extra: dict[str, Any] = {}
+    for name in ("thinking_blocks", "reasoning_items"):  # Anthropic's; the Responses API's (through LiteLLM)
+        value = _get(message, name)
+        if value:
+            extra[name] = list(value)
+    return extra
 
 
 def message_from_response(response: Any) -> Message:
@@ -57,10 +80,11 @@ def message_from_response(response: Any) -> Message:
         calls.append(ToolCall(id=call_id, name=_get(function, "name") or "",
                               arguments=arguments if isinstance(arguments, str) else _dump(arguments), index=index))
     input_tokens, output_tokens = _usage(response)
+    cache_read, cache_write = cache_tokens(response)
     return Message(role="assistant", content=_text(_get(message, "content")), tool_calls=calls,
                    model=_get(response, "model"), finish_reason=_get(choice, "finish_reason"),
-                   input_tokens=input_tokens, output_tokens=output_tokens, raw=response,
-                   extra=_extra_fields(message))
+                   input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=cache_read,
+                   cache_write_tokens=cache_write, raw=response, extra=_extra_fields(message))
 
 
 def _distinct_id(call_id: str, taken: set[str] | dict[str, Any]) -> str:
@@ -112,7 +136,10 @@ class TurnAssembler:
         self.model: str | None = None
         self.input_tokens: int | None = None
         self.output_tokens: int | None = None
+        self.cache_read_tokens: int | None = None
+        self.cache_write_tokens: int | None = None
         self.thinking_blocks: list[Any] = []
+        self.reasoning_items: list[Any] = []
 
     def add(self, raw: Any) -> list[Chunk]:
         """Take one LiteLLM stream chunk; return the :class:`Chunk` objects to show for it."""
@@ -120,6 +147,7 @@ class TurnAssembler:
         input_tokens, output_tokens = _usage(raw)
         if input_tokens is not None or output_tokens is not None:
             self.input_tokens, self.output_tokens = input_tokens, output_tokens
+            self.cache_read_tokens, self.cache_write_tokens = cache_tokens(raw)
         choices = _get(raw, "choices") or []
         if not choices:
             return []
@@ -136,6 +164,7 @@ class TurnAssembler:
                 self.content.append(text)
             shown.append(Chunk(content=text or "", reasoning=reasoning or "", raw=raw))
         self.thinking_blocks.extend(_get(delta, "thinking_blocks") or [])
+        self.reasoning_items.extend(_get(delta, "reasoning_items") or [])
         fragments = _get(delta, "tool_calls") or []
         for fragment in fragments:
             self._merge(fragment)
@@ -186,7 +215,10 @@ class TurnAssembler:
 
     def message(self) -> Message:
         """The assistant :class:`Message` the stream amounted to."""
-        extra = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
+        extra: dict[str, Any] = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
+        if self.reasoning_items:
+            extra["reasoning_items"] = self.reasoning_items
         return Message(role="assistant", content="".join(self.content), tool_calls=list(self.calls),
                        model=self.model, finish_reason=self.finish_reason, input_tokens=self.input_tokens,
-                       output_tokens=self.output_tokens, extra=extra)
+                       output_tokens=self.output_tokens, cache_read_tokens=self.cache_read_tokens,
+                       cache_write_tokens=self.cache_write_tokens, extra=extra)

@@ -1,0 +1,137 @@
+"""Chat(api="responses"): the same chat over the Responses API, scripted at the HTTP level (``/v1/responses``
+in JSON and as server-sent events), with a real MCP server's tools."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+import mcp_litellm as ml
+from tests.llm_http import litellm_respx
+
+BASE = "http://responses.test/v1"
+LLM = {"api_base": BASE, "api_key": "sk-test-responses"}
+USAGE = {"input_tokens": 40, "output_tokens": 6, "total_tokens": 46, "input_tokens_details": {"cached_tokens": 16},
+         "output_tokens_details": {"reasoning_tokens": 2}}
+REASONING = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "ENCRYPTED-THOUGHTS"}
+
+
+def call(call_id, name, arguments):
+    return {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
+            "arguments": json.dumps(arguments), "status": "completed"}
+
+
+def text(words):
+    return {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": words, "annotations": []}]}
+
+
+def response(output, n=1):
+    return {"id": f"resp_{n}", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o",
+            "output": output, "usage": USAGE}
+
+
+def events(output):
+    """The stream of one response: items added, argument and text deltas, items done, completed."""
+    base = {"id": "resp_s", "object": "response", "created_at": 1, "model": "gpt-4o", "output": []}
+    out = [{"type": "response.created", "response": {**base, "status": "in_progress"}}]
+    for index, item in enumerate(output):
+        if item["type"] == "function_call":
+            args = item["arguments"]
+            out += [{"type": "response.output_item.added", "output_index": index,
+                     "item": {**item, "arguments": "", "status": "in_progress"}}]
+            out += [{"type": "response.function_call_arguments.delta", "output_index": index, "item_id": item["id"],
+                     "delta": piece} for piece in (args[: len(args) // 2], args[len(args) // 2:])]
+            out += [{"type": "response.function_call_arguments.done", "output_index": index, "item_id": item["id"],
+                     "arguments": args}]
+        elif item["type"] == "message":
+            words = item["content"][0]["text"]
+            out += [{"type": "response.output_item.added", "output_index": index,
+                     "item": {**item, "content": [], "status": "in_progress"}},
+                    {"type": "response.content_part.added", "output_index": index, "item_id": item["id"],
+                     "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}},
+                    {"type": "response.output_text.delta", "output_index": index, "item_id": item["id"],
+                     "content_index": 0, "delta": words},
+                    {"type": "response.output_text.done", "output_index": index, "item_id": item["id"],
+                     "content_index": 0, "text": words}]
+        else:
+            out += [{"type": "response.output_item.added", "output_index": index, "item": item}]
+        out += [{"type": "response.output_item.done", "output_index": index, "item": item}]
+    out += [{"type": "response.completed", "response": {**base, "status": "completed", "output": output,
+                                                        "usage": USAGE}}]
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in out)
+
+
+@pytest.fixture
+def scripted():
+    """``scripted(outputs, stream=False)``: answer each /responses request with the next output list."""
+    with litellm_respx() as router:
+        requests: list[dict] = []
+
+        def install(outputs, stream=False):
+            def answer(request):
+                requests.append(json.loads(request.content))
+                output = outputs.pop(0)
+                if stream:
+                    return httpx.Response(200, content=events(output), headers={"content-type": "text/event-stream"})
+                return httpx.Response(200, json=response(output, len(requests)))
+            router.post(f"{BASE}/responses").mock(side_effect=answer)
+            return requests
+        yield install
+
+
+def test_a_tool_loop_over_the_responses_api(scripted, make_client):
+    client = make_client("memory")
+    requests = scripted([[REASONING, call("call_1", "add", {"a": 2, "b": 40}), call("call_2", "add", {"a": 1, "b": 1})],
+                         [text("42 and 2.")]])
+    chat = ml.Chat("openai/gpt-4o", api="responses", **LLM).with_instructions("Add.").with_tools(client.tool("add"))
+    reply = chat.ask("2+40 and 1+1?")
+    assert reply.content == "42 and 2." and chat.api == "responses"
+    first, second = requests
+    assert first["instructions"] == "Add." and [t["name"] for t in first["tools"]] == ["add"]
+    assert first["tools"][0]["type"] == "function" and first["tools"][0]["parameters"]["required"] == ["a", "b"]
+    kinds = [item["type"] for item in second["input"]]
+    # the reasoning item goes back before the calls it led to, as reasoning models require
+    assert kinds == ["message", "reasoning", "function_call", "function_call", "function_call_output",
+                     "function_call_output"]
+    assert second["input"][1]["encrypted_content"] == "ENCRYPTED-THOUGHTS"
+    outputs = {item["call_id"]: json.dumps(item["output"]) for item in second["input"]
+               if item["type"] == "function_call_output"}
+    calls = {item["call_id"] for item in second["input"] if item["type"] == "function_call"}
+    assert set(outputs) == calls and sorted("42" in o or "2" in o for o in outputs.values()) == [True, True]
+    assert chat.usage.requests == 2 and chat.usage.prompt_tokens == 80 and chat.usage.cache_read_tokens == 32
+    assert chat.usage.cost is not None and chat.usage.cost > 0  # priced as gpt-4o, not "responses/gpt-4o"
+
+
+async def test_streaming_over_the_responses_api_shows_calls_as_they_form(scripted, make_client):
+    client = make_client("memory")
+    requests = scripted([[REASONING, call("call_9", "add", {"a": 4, "b": 5})], [text("It is 9.")]], stream=True)
+    chat = ml.Chat("openai/gpt-4o", api="responses", **LLM).with_tools(client.tool("add"))
+    chunks = [chunk async for chunk in chat.astream("4+5?")]
+    forming = [c for c in chunks if c.event == "tool_call"]
+    assert forming and all(c.tool_calls for c in forming)
+    grown = [next(iter(c.tool_calls.values())).arguments for c in forming]
+    assert grown[-1] == json.dumps({"a": 4, "b": 5}) and len(set(grown)) > 1  # arguments grew piece by piece
+    assert [c.event for c in chunks if c.event in ("tool_start", "tool_end")] == ["tool_start", "tool_end"]
+    assert next(c for c in chunks if c.event == "tool_end").tool_result.text == "9"
+    assert "".join(c.content for c in chunks) == "It is 9."
+    assert any(item["type"] == "reasoning" for item in requests[1]["input"])
+    assert chat.usage.prompt_tokens == 80
+
+
+def test_a_model_the_bridge_does_not_serve_is_refused_with_what_to_do(scripted):
+    scripted([])
+    chat = ml.Chat("anthropic/claude-sonnet-4-5", api="responses", api_key="sk-ant")
+    with pytest.raises(ml.ConfigError, match="api='responses' serves OpenAI and Azure models"):
+        chat.ask("hi")
+    assert chat.messages == []  # the question was rolled back: it can be asked again
+    with pytest.raises(ml.ConfigError, match="api must be 'chat'"):
+        ml.Chat("gpt-4o", api="completions")
+
+
+def test_a_router_is_told_to_name_the_bridge_in_its_model_list():
+    router = ml._llm.litellm_module().Router(model_list=[{"model_name": "m", "litellm_params": {"model": "gpt-4o"}}])
+    with pytest.raises(ml.ConfigError, match="openai/responses/<model>"):
+        ml.Chat("m", router=router, api="responses")
