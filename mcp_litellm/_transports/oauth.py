@@ -44,7 +44,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, Tok
 from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
-from mcp_litellm._core.redact import remember_secrets
+from mcp_litellm._core.redact import redact_url, remember_secrets
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_errors import Client, describe_failure
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
@@ -421,7 +421,7 @@ def _same_origin(transport: str) -> Callable[[str, str | None], Any]:
 
 def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str | None = None) -> httpx2.Auth:
     """The ``httpx2.Auth`` that runs OAuth for the MCP server at ``url`` as ``settings`` say."""
-    shown = label or url
+    shown = redact_url(label or url)  # shown in prompts, errors and the token store: no secrets in it
     store: TokenStorage = token_store(url, settings, label=shown)
     validate = _same_origin(transport) if transport == "sse" else None
     provider: _Guarded
