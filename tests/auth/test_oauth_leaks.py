@@ -51,7 +51,8 @@ def test_an_authorization_code_is_masked_wherever_it_shows_up_later(oauth_server
     with ml.client("notes", "streamable", {"url": oauth_server.url, "oauth": {"authorize": authorize}}) as client:
         assert client.tool("add").execute({"a": 1, "b": 2}).text == "3"
     code = seen[0]
-    assert len(code) >= 8 and redact_text(f"the server said: invalid code {code}") == "the server said: invalid code ***"
+    assert len(code) >= 8
+    assert redact_text(f"the server said: invalid code {code}") == "the server said: invalid code ***"
 
 
 def test_escape_sequences_in_an_error_description_never_reach_the_terminal(oauth_server):
