@@ -42,8 +42,8 @@ _TRANSPORT_NAMES = {
 }
 _TRANSPORT_CONFIG_KEYS = {
     "stdio": {"command", "args", "env", "cwd"},
-    "streamable": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth"},
-    "sse": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth"},
+    "streamable": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_http"},
+    "sse": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_http"},
     "memory": {"server"},
 }
 _OPTION_ALIASES = {

@@ -28,8 +28,9 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import redact_text, remember_secrets
+from mcp_litellm._core.redact import redact_text, redact_url, remember_secrets
 from mcp_litellm._transports.common import check_keys, check_type
+from mcp_litellm._transports.endpoint_policy import cleartext_problem
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
 from mcp_litellm._transports.messages import max_message_size
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
@@ -52,7 +53,7 @@ def _watch_auth_failures(auth: Any, callback: Any) -> Any:
     return watch(callback)
 
 
-_HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth"}
+_HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_http"}
 _SESSION_HEADER = "mcp-session-id"
 
 
@@ -137,10 +138,15 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
             f"config key 'auth' of the {transport!r} transport must be \"oauth\" or an httpx2.Auth "
             f"(for example mcp.client.auth.OAuthClientProvider), got {type(auth).__name__}"
         )
+    check_type(transport, "allow_http", config.get("allow_http"), bool, "true or false")
     try:
         oauth_settings(config)
     except OAuthProblem as exc:
         raise ConfigError(f"config key {exc.key!r} of the {transport!r} transport: {exc.problem}") from None
+    credentials = bool(config.get("headers")) or config.get("auth") is not None or config.get("oauth") is not None
+    problem = cleartext_problem(url, credentials=credentials, allow_http=config.get("allow_http") is True)
+    if problem is not None:
+        raise ConfigError(f"{transport} server at {redact_url(url)}: {problem}")
 
 
 _oauth_providers: dict[int, tuple[Mapping[str, Any], httpx2.Auth]] = {}

@@ -44,7 +44,8 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, Tok
 from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
-from mcp_litellm._core.redact import remember_secrets
+from mcp_litellm._core.redact import redact_url, remember_secrets
+from mcp_litellm._transports.endpoint_policy import endpoint_problem
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_errors import Client, describe_failure
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
@@ -95,6 +96,10 @@ def _auth_method_for(supported: list[str] | None) -> str:
 def _origin(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme.lower(), parts.netloc.lower()
+
+
+class _RefusedEndpoint(AuthError):
+    """An OAuth request the endpoint policy refused: its message is final, not a flow failure to explain."""
 
 
 # -- the providers -------------------------------------------------------------------------------------
@@ -298,6 +303,21 @@ class _Guarded(OAuthClientProvider):
             text += " (the stored refresh token had been rejected, so a new authorization was needed)"
         return AuthError(text, http_status=401)
 
+    def _check_endpoint(self, outgoing: httpx2.Request) -> None:
+        """Refuse a discovery, registration or token request to a host the flow must not reach (see
+        :mod:`~mcp_litellm._transports.endpoint_policy`). A client holding a secret or key sends its flow only
+        to the configured issuer or, without one, to the MCP server's own origin."""
+        settings, url, server = self._settings, str(outgoing.url), self.context.server_url
+        problem = endpoint_problem(url, server_url=server, issuer=settings.issuer, allow_http=settings.allow_http)
+        if (problem is None and settings.holds_credentials and settings.issuer is None
+                and _origin(url) != _origin(server)):
+            target = "://".join(_origin(url))
+            problem = (f"the MCP server sent the OAuth flow to {target}, another origin than its own, and this "
+                       "client holds a secret or key; set oauth.issuer to that authorization server's URL if it is "
+                       "the one your credentials belong to")
+        if problem is not None:
+            raise _RefusedEndpoint(f"OAuth with {self._label}: {problem}", http_status=None)
+
     def _record(self, error: AuthError) -> bool:
         """Hand ``error`` to the request's observer; ``False`` when there is none (raise it instead)."""
         logger.info("%s", error)
@@ -334,6 +354,8 @@ class _Guarded(OAuthClientProvider):
                             sent_original += 1
                             if sent_original > 1:
                                 request.extensions = {**request.extensions, AUTH_FINAL: True}
+                        if outgoing is not request:
+                            self._check_endpoint(outgoing)
                         try:
                             response = yield outgoing
                         except GeneratorExit:
@@ -358,7 +380,7 @@ class _Guarded(OAuthClientProvider):
                 except Exception as exc:
                     issuer = None if retried else self._legacy_issuer_in(exc)
                     if issuer is None:
-                        error = self._failure(exc)
+                        error = exc if isinstance(exc, _RefusedEndpoint) else self._failure(exc)
                         if not self._record(error):
                             raise error from None
                         break
@@ -421,7 +443,7 @@ def _same_origin(transport: str) -> Callable[[str, str | None], Any]:
 
 def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str | None = None) -> httpx2.Auth:
     """The ``httpx2.Auth`` that runs OAuth for the MCP server at ``url`` as ``settings`` say."""
-    shown = label or url
+    shown = redact_url(label or url)  # shown in prompts, errors and the token store: no secrets in it
     store: TokenStorage = token_store(url, settings, label=shown)
     validate = _same_origin(transport) if transport == "sse" else None
     provider: _Guarded
@@ -429,14 +451,15 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
         warnings.simplefilter("ignore")  # "issuer will be required in 3.0": we find it by discovery
         if settings.grant == "client_credentials":
             assert settings.client_id and settings.client_secret
-            provider = _ClientCredentials(url, store, settings.client_id, settings.client_secret, scope=settings.scope)
+            provider = _ClientCredentials(url, store, settings.client_id, settings.client_secret, scope=settings.scope,
+                                          issuer=settings.issuer)
         elif settings.grant == "private_key_jwt":
             assert settings.client_id and settings.private_key
             signer = SignedJWTParameters(issuer=settings.client_id, subject=settings.client_id,
                                          signing_key=settings.private_key,
                                          signing_algorithm=settings.signing_algorithm)
             provider = _PrivateKeyJWT(url, store, settings.client_id, signer.create_assertion_provider(),
-                                      scope=settings.scope)
+                                      scope=settings.scope, issuer=settings.issuer)
         else:
             redirect_uri = settings.redirect_uri or f"http://127.0.0.1:{free_port()}{CALLBACK_PATH}"
             agent = UserAgent(settings, redirect_uri, shown)

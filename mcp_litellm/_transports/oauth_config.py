@@ -19,7 +19,7 @@ __all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSetting
 
 OAUTH_KEYS = (
     "client_id", "client_secret", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url",
-    "grant", "private_key", "signing_algorithm", "storage", "timeout", "authorize",
+    "grant", "private_key", "signing_algorithm", "storage", "timeout", "authorize", "issuer",
 )
 GRANTS = ("authorization_code", "client_credentials", "private_key_jwt")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
@@ -54,6 +54,8 @@ class OAuthSettings:
     storage: Any = "disk"
     timeout: float = 300.0
     authorize: Callable[[str], Any] | None = None
+    issuer: str | None = None
+    allow_http: bool = False
 
     def __repr__(self) -> str:  # secrets stay out of reprs
         shown = {"grant": self.grant, "client_id": self.client_id,
@@ -61,8 +63,13 @@ class OAuthSettings:
                  "token_endpoint_auth_method": self.token_endpoint_auth_method,
                  "private_key": "***" if self.private_key else None,
                  "storage": self.storage if isinstance(self.storage, str) else f"<{type(self.storage).__name__}>",
-                 "authorize": self.authorize is not None}
+                 "authorize": self.authorize is not None, "issuer": self.issuer}
         return f"OAuthSettings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+    @property
+    def holds_credentials(self) -> bool:
+        """Whether the client authenticates with a secret or a key of its own (not only a public client id)."""
+        return bool(self.client_secret or self.private_key)
 
     @property
     def scope(self) -> str | None:
@@ -189,7 +196,16 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
     auth_method = raw.get("token_endpoint_auth_method")
     if auth_method is not None and auth_method not in AUTH_METHODS:
         raise OAuthProblem("oauth.token_endpoint_auth_method", f"must be one of {', '.join(map(repr, AUTH_METHODS))}")
+    issuer = _string("issuer", raw.get("issuer"))
+    if issuer is not None:
+        parts = urlsplit(issuer)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise OAuthProblem("oauth.issuer", "must be the authorization server's issuer URL, such as "
+                                               "https://auth.example.com")
+    allow_http = config.get("allow_http", False)
     settings = OAuthSettings(
+        issuer=issuer,
+        allow_http=allow_http is True,
         client_id=_string("client_id", raw.get("client_id")),
         client_secret=_string("client_secret", raw.get("client_secret")),
         token_endpoint_auth_method=auth_method,

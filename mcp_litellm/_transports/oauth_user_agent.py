@@ -11,6 +11,7 @@ request that started the flow is suspended meanwhile (:func:`request_clock_pause
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import socket
 import sys
@@ -25,6 +26,7 @@ import anyio.to_thread
 from mcp.client.auth import AuthorizationCodeResult
 
 from mcp_litellm._core.errors import AuthError
+from mcp_litellm._core.redact import printable, remember_secrets
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.observer import http_observer
@@ -89,7 +91,9 @@ class _Listener:
 
     def __init__(self, redirect_uri: str, label: str) -> None:
         parts = urlsplit(redirect_uri)
-        self.host = "::1" if parts.hostname in ("::1", "[::1]") else "127.0.0.1"
+        # What the URI names: for "localhost" both loopback families, so no other local user can take the
+        # port on the family the browser may try first and receive the code.
+        self.hosts = {"::1": ["::1"], "localhost": ["127.0.0.1", "::1"]}.get(parts.hostname or "", ["127.0.0.1"])
         self.port = parts.port
         self.path = parts.path or "/"
         self.redirect_uri = redirect_uri
@@ -101,10 +105,14 @@ class _Listener:
     async def start(self) -> None:
         self.result = asyncio.get_running_loop().create_future()
         try:
-            self._server = await asyncio.start_server(self._serve, self.host, self.port)
+            self._server = await asyncio.start_server(self._serve, self.hosts, self.port)
         except OSError as exc:
+            if len(self.hosts) > 1 and exc.errno == errno.EADDRNOTAVAIL:  # no IPv6 here: nobody can bind ::1
+                self.hosts = self.hosts[:1]
+                return await self.start()
             raise AuthError(f"OAuth with {self.label}: cannot listen for the browser's redirect on "
-                            f"{self.host}:{self.port} ({exc.strerror or exc}); close what uses the port or set "
+                            f"{' and '.join(self.hosts)} port {self.port} ({exc.strerror or exc}); close what uses "
+                            "the port or set "
                             "oauth.redirect_uri to a loopback URL with a free port (and register it with the "
                             "authorization server if your client is pre-registered)") from None
 
@@ -130,7 +138,8 @@ class _Listener:
                 self.result.set_result(f"{parts.scheme}://{parts.netloc}{target}")
                 if "error" in query:
                     await self._answer(writer, 200, "Authorization failed",
-                                       f"The authorization server said: {query['error'][0]}. You can close this tab.")
+                                       f"The authorization server said: {printable(query['error'][0])}. You can close "
+                                       "this tab.")
                 else:
                     await self._answer(writer, 200, "Authorization received",
                                        "mcp-litellm received the authorization. You can close this tab.")
@@ -264,7 +273,7 @@ class UserAgent:
 
         error = first("error")
         if error is not None:
-            described = first("error_description")
+            described = printable(first("error_description") or "")  # the server's text, on the user's terminal
             said = f": {described[:200]}" if described else ""
             if error == "access_denied":
                 fix = "authorization was denied; authorize again and approve the request"
@@ -276,6 +285,8 @@ class UserAgent:
             raise AuthError(f"OAuth with {self.label}: the redirect's state does not match the authorization request "
                             "(a stale, foreign or forged redirect); start the authorization again")
         code = first("code")
+        if code:
+            remember_secrets([code])  # masked wherever it shows up later (an error body in a DEBUG log line)
         if not code:
             raise AuthError(f"OAuth with {self.label}: the redirect URL carries no authorization code; give the full "
                             "URL the browser was redirected to")

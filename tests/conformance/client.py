@@ -85,11 +85,7 @@ def cross_app_access(url: str, context: Mapping[str, str]) -> Any:
     from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 
 
-    parts = urllib.parse.urlsplit(url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    resource = _get_json(f"{origin}/.well-known/oauth-protected-resource{parts.path}")
-    server = str(resource["authorization_servers"][0]).rstrip("/")
-    issuer = str(_get_json(f"{server}/.well-known/oauth-authorization-server")["issuer"])
+    issuer = discovered_issuer(url)
 
     async def id_jag(audience: str, resource_url: str) -> str:
         form = {
@@ -113,6 +109,16 @@ def cross_app_access(url: str, context: Mapping[str, str]) -> Any:
         assertion_provider=id_jag,
         token_endpoint_auth_method="client_secret_basic",
     )
+
+
+def discovered_issuer(url: str) -> str:
+    """The issuer of the MCP server's authorization server, from its protected resource metadata: what a user
+    with a client secret or key configures as ``oauth.issuer`` (credentials go to no other origin)."""
+    parts = urllib.parse.urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    resource = _get_json(f"{origin}/.well-known/oauth-protected-resource{parts.path}")
+    server = str(resource["authorization_servers"][0]).rstrip("/")
+    return str(_get_json(f"{server}/.well-known/oauth-authorization-server")["issuer"])
 
 
 class _MemoryStorage:
@@ -154,6 +160,8 @@ def server_config(scenario: str, url: str, context: Mapping[str, str]) -> dict[s
         oauth.update(authorize=authorize, client_metadata_url=CLIENT_METADATA_URL)
         if "client_id" in context:  # auth/pre-registration
             oauth.update(client_id=context["client_id"], client_secret=context["client_secret"])
+    if "client_secret" in oauth or "private_key" in oauth:
+        oauth["issuer"] = discovered_issuer(url)
     config["oauth"] = oauth
     return config
 
