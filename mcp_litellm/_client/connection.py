@@ -24,7 +24,7 @@ import contextvars
 import logging
 import sys
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -44,10 +44,8 @@ from mcp_litellm._core.errors import (
     reason,
 )
 from mcp_litellm._core.redact import redact_chain
-from mcp_litellm._transports import open_transport
+from mcp_litellm._transports import ExitReport, Transport
 from mcp_litellm._transports.http import HttpObserver, http_observer
-from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE, max_message_size
-from mcp_litellm._transports.stdio import ExitReport, exit_report, server_label
 
 T = TypeVar("T")
 
@@ -95,7 +93,6 @@ class SessionOptions:
     message_handler: Any = None
     log_level: Any = None
     client_info: Any = None
-    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -147,10 +144,11 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
 class _Session:
     """One ``mcp.Client`` on one freshly opened transport, entered and left by its own owner task."""
 
-    def __init__(self, name: str, target: Any, options: SessionOptions, url: str | None = None) -> None:
+    def __init__(self, name: str, transport: Transport, options: SessionOptions) -> None:
         self.name = name
-        self._target = target
-        self._url = url
+        self._exit_report = ExitReport()
+        self._target = transport.open(self._exit_report)  # validates the config, before any I/O
+        self._url = transport.url
         self._options = options
         self._client: mcp.Client | None = None
         self._ready = asyncio.Event()
@@ -160,7 +158,6 @@ class _Session:
         self._alive = False
         self._task: asyncio.Task[None] | None = None
         self._handshake = HttpObserver()
-        self._exit_report = ExitReport()
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -204,11 +201,8 @@ class _Session:
         self._stop.set()
 
     async def _own(self) -> None:
-        server_label.set(self.name)
         http_observer.set(self._handshake)
-        exit_report.set(self._exit_report)
         options = self._options
-        max_message_size.set(options.max_message_size)
         target = self._target
         if not _is_server_object(target):
 
@@ -306,18 +300,15 @@ class Connection:
     session was replaced by a new one, before the request that needed it runs.
     """
 
-    def __init__(self, name: str, transport_type: str, config: Mapping[str, Any], options: SessionOptions) -> None:
+    def __init__(self, name: str, transport: Transport, options: SessionOptions) -> None:
         self.name = name
-        self._transport_type = transport_type
-        self._config = config
+        self._transport = transport
         self._options = options
-        # validates config now, before any I/O
-        self._url: str | None = config.get("url") if transport_type in ("streamable", "sse") else None
-        self._session = _Session(name, open_transport(transport_type, config), options, self._url)
+        self._session = _Session(name, transport, options)
         self._reinit_lock = asyncio.Lock()
         self._closing = False
         self._retiring: dict[asyncio.Task[None], _Session] = {}
-        self._observe_http = transport_type in ("streamable", "sse")
+        self._observe_http = transport.http
         self._renew_failure: MCPLiteLLMError | None = None
         self._renewals = 0
         """How many times the session was replaced: a request that saw another number lost no race."""
@@ -365,7 +356,7 @@ class Connection:
             else:
                 logger.warning("server %r forgot the MCP session (%s); re-initialising", self.name, why)
             old = current
-            fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options, self._url)
+            fresh = _Session(self.name, self._transport, self._options)
             self._session = fresh
             # Requests still running on the old session get their 404 too and retry on the new one;
             # closing the old transport under them would fail them instead.

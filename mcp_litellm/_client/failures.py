@@ -14,7 +14,7 @@ import sys
 import anyio
 import httpx2
 from mcp import MCPError
-from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
 from mcp_litellm._core.errors import (
@@ -24,6 +24,7 @@ from mcp_litellm._core.errors import (
     ServerError,
     TransportError,
 )
+from mcp_litellm._core.sdk_compat import CONNECTION_CLOSED_MESSAGE, sdk_stand_ins
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_status_advice
 from mcp_litellm._transports.stdio import ExitReport
 from mcp_litellm._transports.unreachable import connect_failure, unreachable
@@ -31,11 +32,7 @@ from mcp_litellm._transports.unreachable import connect_failure, unreachable
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 
-SDK_STAND_INS = {
-    (INTERNAL_ERROR, "Server returned an error response"),
-    (METHOD_NOT_FOUND, "Not Found"),
-    (INVALID_REQUEST, "Session terminated"),
-}
+SDK_STAND_INS = sdk_stand_ins()
 """The JSON-RPC errors mcp's streamable HTTP client makes up for an HTTP error without a JSON-RPC body."""
 
 
@@ -130,7 +127,7 @@ def translate(
             if mapped is not None:
                 return mapped
         if exc.code == CONNECTION_CLOSED:
-            why = f" ({exc.message})" if exc.message and exc.message != "Connection closed" else ""
+            why = f" ({exc.message})" if exc.message and exc.message != CONNECTION_CLOSED_MESSAGE else ""
             return TransportError(f"the connection to server {server!r} closed during {method}{why}")
         if exc.code == REQUEST_TIMEOUT:
             return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
