@@ -25,6 +25,7 @@ from mcp_litellm._servers.config_file import load_config
 from mcp_litellm._servers.group import ClientGroup, aestablish_connection, establish_connection
 from mcp_litellm._servers.pool import ClientPool
 from mcp_litellm._transports import register_transport
+from mcp_litellm._transports.configs import MemoryConfig, SseConfig, StdioConfig, StreamableConfig
 from mcp_litellm.handlers._settings import Config, config, configure
 
 __version__ = VERSION
@@ -45,6 +46,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "MCPLiteLLMError",
+    "MemoryConfig",
     "Message",
     "NotFoundError",
     "Prompt",
@@ -53,6 +55,9 @@ __all__ = [
     "ResourceTemplate",
     "RequestTimeoutError",
     "ServerError",
+    "SseConfig",
+    "StdioConfig",
+    "StreamableConfig",
     "Task",
     "Tool",
     "ToolCall",

@@ -29,7 +29,14 @@ from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
-from mcp_litellm._transports import canonical_transport_name, infer_transport
+from mcp_litellm._transports import (
+    Transport,
+    TransportOptions,
+    canonical_transport_name,
+    infer_transport,
+    make_transport,
+)
+from mcp_litellm._transports.configs import TransportConfig
 from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
@@ -61,7 +68,9 @@ class Client(CatalogMixin):
             inferred from ``config`` as config files do: ``command`` -> stdio, ``url`` -> streamable HTTP
             (SSE for a path ending in ``/sse``), ``server`` -> memory.
         config: the transport's settings: ``command``/``args``/``env``/``cwd`` for stdio;
-            ``url``/``headers``/``timeout``/``auth`` for HTTP; ``server`` for memory.
+            ``url``/``headers``/``timeout``/``auth`` for HTTP; ``server`` for memory. Typed as
+            :class:`StdioConfig`, :class:`StreamableConfig`, :class:`SseConfig`, :class:`MemoryConfig`
+            (any mapping is accepted); their optional ``transport`` key may stand for ``transport_type``.
         start: connect now. Outside an event loop this blocks until the server is up. Inside a running
             event loop (async code, a notebook cell) it never blocks that loop: the client connects on
             ``async with client``, ``await client.astart()`` or its first call instead. ``False``: connect
@@ -85,7 +94,7 @@ class Client(CatalogMixin):
         self,
         name: str,
         transport_type: TransportName | None = None,
-        config: Mapping[str, Any] | None = None,
+        config: TransportConfig | Mapping[str, Any] | None = None,
         *,
         start: bool = True,
         request_timeout: float = 30.0,
@@ -111,8 +120,11 @@ class Client(CatalogMixin):
         if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
             raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, got {protocol!r}")
         self.name = name
-        self.transport_type = canonical_transport_name(transport_type or infer_transport(config or {}) or "stdio")
-        self.config: Mapping[str, Any] = dict(config or {})
+        named = (config or {}).get("transport")
+        named = named if isinstance(named, str) else None
+        self.transport_type = canonical_transport_name(
+            transport_type or named or infer_transport(config or {}) or "stdio")
+        self.config: Mapping[str, Any] = _without_transport_key(dict(config or {}), self.transport_type, name)
         self.request_timeout = float(request_timeout)
         self.protocol = protocol
         self.with_prefix = with_prefix
@@ -125,6 +137,7 @@ class Client(CatalogMixin):
         self._catalog_cache: dict[str, Any] = {}
         self._progress_handlers: list[Any] = []
         self._connection: Connection | None = None
+        self._transport: Transport | None = None
         self._state_lock = threading.Lock()
         self._init_notifications()
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
@@ -141,11 +154,21 @@ class Client(CatalogMixin):
     def _session_options(self) -> SessionOptions:
         """What the next session is built with: client features, then notifications, add callbacks."""
         info = Implementation(name="mcp-litellm", version=VERSION)
-        options = SessionOptions(protocol=self.protocol, client_info=info, max_message_size=self.max_message_size)
+        options = SessionOptions(protocol=self.protocol, client_info=info)
         options.extra["extensions"] = [TasksExtension()]
         self._features.add_session_callbacks(options)
         self._add_notification_callbacks(options)
         return options
+
+    def _transport_object(self) -> Transport:
+        """This client's transport (made on the first connect and kept, with its auth, for every later one;
+        made anew only if ``transport_type`` or ``config`` were replaced since)."""
+        options = TransportOptions(server=self.name, max_message_size=self.max_message_size)
+        transport = self._transport
+        if transport is None or transport.config is not self.config or transport.name != self.transport_type:
+            transport = make_transport(self.transport_type, self.config, options)
+        self._transport = transport = transport.with_options(options)
+        return transport
 
     def _on_connected(self) -> None:
         """Run on the background loop after a (re)connect: per-session caches start empty."""
@@ -266,7 +289,7 @@ class Client(CatalogMixin):
             return
         if self._connection is not None:
             await self._connection.close()
-        connection = Connection(self.name, self.transport_type, self.config, self._session_options())
+        connection = Connection(self.name, self._transport_object(), self._session_options())
         connection.on_reinitialised = self._reinitialised
         self._connection = connection
         await connection.open(self.request_timeout)
@@ -451,6 +474,19 @@ class Client(CatalogMixin):
                  "not connected yet" if self._connect_on_first_use else "stopped")
         return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "
                 f"config={redact_config(self.config)!r}, {state})")
+
+
+def _without_transport_key(config: dict[str, Any], transport_type: str, name: str) -> dict[str, Any]:
+    """A built-in transport's config without its ``transport`` key (see ``ml.StdioConfig``), which must agree
+    with ``transport_type``; a registered transport's factory gets its config as given."""
+    named = config.get("transport")
+    if named is None or transport_type not in ("stdio", "streamable", "sse", "memory"):
+        return config
+    if not isinstance(named, str) or canonical_transport_name(named) != transport_type:
+        raise ConfigError(f"client {name!r}: config key 'transport' is {named!r} but the transport is "
+                          f"{transport_type!r}; drop one of them or make them agree")
+    del config["transport"]
+    return config
 
 
 def _event_loop_running() -> bool:

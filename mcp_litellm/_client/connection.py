@@ -3,7 +3,7 @@
 The owner task enters the transport and ``mcp.Client`` and then waits for a stop request, so the
 anyio cancel scopes are always entered and exited by the same task, whoever asks for the close.
 Every request goes through :meth:`Connection.request`, which applies the timeout and translates
-SDK and transport failures into mcp_litellm's exceptions in one place.
+SDK and transport failures into mcp_litellm's exceptions in one place (the mapping: :mod:`.failures`).
 
 A streamable HTTP server may forget a session (idle expiry, restart): it then answers 404 to the
 session's id (TypeScript-SDK servers answer 400; see ``_forgot_session`` for when a 400 counts). The
@@ -24,39 +24,28 @@ import contextvars
 import logging
 import sys
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import anyio
-import httpx2
 import mcp
-from mcp import MCPError
 from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
-from pydantic import ValidationError
 
 from mcp_litellm._client.call_context import CallContexts
+from mcp_litellm._client.failures import SessionExpired, http_error, name_the_request, start_error, translate
 from mcp_litellm._client.loop import get_loop
 from mcp_litellm._core.errors import (
-    AuthError,
     ConfigError,
     MCPLiteLLMError,
     RequestTimeoutError,
-    ServerError,
     TransportError,
     reason,
 )
 from mcp_litellm._core.redact import redact_chain
-from mcp_litellm._transports import open_transport
-from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_observer, http_status_advice
-from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE, max_message_size
-from mcp_litellm._transports.stdio import ExitReport, exit_report, server_label
-from mcp_litellm._transports.unreachable import connect_failure, unreachable
-
-if sys.version_info < (3, 11):  # pragma: no cover
-    from exceptiongroup import BaseExceptionGroup
+from mcp_litellm._transports import ExitReport, Transport
+from mcp_litellm._transports.http import HttpObserver, http_observer
 
 T = TypeVar("T")
 
@@ -88,13 +77,6 @@ else:  # pragma: no cover - Python 3.10
             yield scope
 
 
-_SDK_STAND_INS = {
-    (INTERNAL_ERROR, "Server returned an error response"),
-    (METHOD_NOT_FOUND, "Not Found"),
-    (INVALID_REQUEST, "Session terminated"),
-}
-"""The JSON-RPC errors mcp's streamable HTTP client makes up for an HTTP error without a JSON-RPC body."""
-
 _in_reinit_hook: contextvars.ContextVar[bool] = contextvars.ContextVar("mcp_litellm_in_reinit_hook", default=False)
 
 
@@ -111,7 +93,6 @@ class SessionOptions:
     message_handler: Any = None
     log_level: Any = None
     client_info: Any = None
-    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -159,125 +140,15 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
         yield _WatchedReadStream(read_stream, on_end), write_stream
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-class _SessionExpired(TransportError):
-    """The HTTP server answered 404 (or a session-related 400) to a request naming a session it used to know."""
-
-    def __init__(self, server: str, method: str, status: int, detail: str | None = None) -> None:
-        self.detail = detail
-        super().__init__(
-            f"server {server!r} answered HTTP {status} to {method}: {http_status_advice(status, with_session=True)}",
-            http_status=status,
-        )
-
-
-def _forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:
-    """Whether an HTTP error status means "this MCP session is unknown here" (expired, or the server restarted).
-
-    The rule, and why:
-
-    - Only a request that named a session (it carried ``mcp-session-id``) can have lost it; without
-      one, 404 means a wrong URL and 400 a bad request.
-    - 404 is the specification's answer for an unknown session, unless the server said in JSON-RPC
-      that the *method* is unknown (-32601).
-    - 400 is what TypeScript-SDK servers (and the many written after its examples, server-everything
-      among them) answer instead: ``"Bad Request: No valid session ID provided"``. But 400 is also
-      the plain "malformed request" status, and 2026-07-28 servers send JSON-RPC errors such as
-      invalid params with it. So a 400 counts only when the error text - the body the server sent, or
-      the JSON-RPC error the SDK parsed from it - mentions the session. A 400 without any text
-      (empty or unreadable body) counts too: the cost of a wrong guess is one re-initialisation, and
-      the retry on the brand-new session then reports its 400 as the rejected request it is, with
-      the client left connected (see ``Connection.request``).
-    """
-    if not failure.with_session:
-        return False
-    if failure.status == 404:
-        return exc.code != METHOD_NOT_FOUND
-    if failure.status != 400:
-        return False
-    said = [text for text in (failure.body, None if stand_in else exc.message) if text and text.strip()]
-    return not said or any("session" in text.lower() for text in said)
-
-
-def http_error(status: int, reason: str, *, lead: str, detail: str | None = None) -> TransportError:
-    """A ``TransportError`` for an HTTP error status: ``lead`` says who and when, then what it means."""
-    phrase = f"HTTP {status} {reason}".strip()
-    said = f" (the server said: {detail[:200]})" if detail else ""
-    return TransportError(f"{lead} {phrase}{said}; {http_status_advice(status)}", http_status=status)
-
-
-def _http_failure(failure: HttpStatus, exc: MCPError, *, server: str, method: str) -> MCPLiteLLMError | None:
-    """Map a JSON-RPC error that came with an HTTP error status; ``None`` keeps it a ``ServerError``."""
-    status = failure.status
-    stand_in = (exc.code, exc.message) in _SDK_STAND_INS or exc.code == CONNECTION_CLOSED
-    if _forgot_session(failure, exc, stand_in):
-        return _SessionExpired(server, method, status, detail=failure.body if stand_in else exc.message)
-    if not (stand_in or status in (401, 403) or status >= 500):
-        return None  # a JSON-RPC error the server chose to send with a 4xx status (2026-07-28 does that)
-    return http_error(status, failure.reason, lead=f"server {server!r} answered {method} with",
-                      detail=None if stand_in else exc.message)
-
-
-def _name_the_request(exc: MCPLiteLLMError, server: str, method: str | None) -> None:
-    """Set the server and method a failure belongs to, unless a deeper request already did."""
-    if exc.server is None:
-        exc.server = server
-    if exc.method is None and method is not None:
-        exc.method = method
-
-
-def translate(
-    exc: BaseException, *, server: str, method: str, timeout: float | None, http: HttpObserver | None = None
-) -> MCPLiteLLMError | None:
-    """Map an SDK or transport exception to ours; ``None`` when it is not ours to translate.
-
-    ``http`` is what the HTTP layer answered while the request ran (streamable HTTP only): with it,
-    an error the SDK made up for an HTTP status becomes a ``TransportError`` that names the status.
-    """
-    if isinstance(exc, MCPLiteLLMError):
-        return exc
-    if http is not None and isinstance(http.auth_error, AuthError):  # OAuth failed: that is the real reason
-        return http.auth_error.for_server(server)
-    if isinstance(exc, MCPError):
-        failure = http.failure() if http is not None else None
-        if failure is not None:
-            mapped = _http_failure(failure, exc, server=server, method=method)
-            if mapped is not None:
-                return mapped
-        if exc.code == CONNECTION_CLOSED:
-            why = f" ({exc.message})" if exc.message and exc.message != "Connection closed" else ""
-            return TransportError(f"the connection to server {server!r} closed during {method}{why}")
-        if exc.code == REQUEST_TIMEOUT:
-            return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
-        return ServerError(exc.code, exc.message, exc.data, method=method)
-    if isinstance(exc, builtins.TimeoutError):
-        return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
-    if isinstance(exc, httpx2.HTTPStatusError):
-        return http_error(exc.response.status_code, exc.response.reason_phrase,
-                          lead=f"server {server!r} answered {method} with")
-    if isinstance(exc, httpx2.HTTPError | OSError | anyio.BrokenResourceError | anyio.ClosedResourceError):
-        return TransportError(f"transport failure talking to server {server!r} during {method}: {_describe(exc)}")
-    if isinstance(exc, ValidationError):
-        return ServerError(-32603, f"server {server!r} sent a malformed {method} result: {exc}", method=method)
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            mapped = translate(inner, server=server, method=method, timeout=timeout, http=http)
-            if mapped is not None:
-                return mapped
-    return None
-
 
 class _Session:
     """One ``mcp.Client`` on one freshly opened transport, entered and left by its own owner task."""
 
-    def __init__(self, name: str, target: Any, options: SessionOptions, url: str | None = None) -> None:
+    def __init__(self, name: str, transport: Transport, options: SessionOptions) -> None:
         self.name = name
-        self._target = target
-        self._url = url
+        self._exit_report = ExitReport()
+        self._target = transport.open(self._exit_report)  # validates the config, before any I/O
+        self._url = transport.url
         self._options = options
         self._client: mcp.Client | None = None
         self._ready = asyncio.Event()
@@ -287,7 +158,6 @@ class _Session:
         self._alive = False
         self._task: asyncio.Task[None] | None = None
         self._handshake = HttpObserver()
-        self._exit_report = ExitReport()
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -297,7 +167,7 @@ class _Session:
         try:
             await self._open(timeout)
         except MCPLiteLLMError as exc:
-            _name_the_request(exc, self.name, None)
+            name_the_request(exc, self.name, None)
             raise
 
     async def _open(self, timeout: float | None) -> None:
@@ -322,47 +192,7 @@ class _Session:
             raise self._start_error(error) from reason(error)
 
     def _start_error(self, error: BaseException) -> MCPLiteLLMError:
-        """The error for a failed start; for a stdio server that exited, with the last
-        stderr lines (secrets masked), so the reason shows without turning on the server's log."""
-        mapped = self._map_start_error(error)
-        left_behind = self._exit_report.describe()
-        if left_behind is not None and type(mapped) is TransportError and mapped.http_status is None:
-            mapped = TransportError(f"{mapped}; {left_behind}")
-        return mapped
-
-    @property
-    def _at(self) -> str:
-        return f" at {self._url}" if self._url else ""  # secret query values are masked by the error
-
-    def _map_start_error(self, error: BaseException) -> MCPLiteLLMError:
-        if isinstance(error, MCPLiteLLMError):
-            return error
-        if isinstance(self._handshake.auth_error, AuthError):
-            return self._handshake.auth_error.for_server(self.name)
-        if isinstance(error, FileNotFoundError):
-            return TransportError(
-                f"could not start server {self.name!r}: command not found ({error.filename or error}); "
-                "check 'command' in its config and that it is installed and on PATH"
-            )
-        failure = self._handshake.failure()
-        if failure is not None and isinstance(error, MCPError | BaseExceptionGroup):
-            said = error.message if isinstance(error, MCPError) else None
-            return http_error(failure.status, failure.reason,
-                              lead=f"could not connect to server {self.name!r}{self._at}: the MCP handshake was "
-                                   "answered with",
-                              detail=None if (getattr(error, "code", None), said) in _SDK_STAND_INS else said)
-        if isinstance(error, httpx2.HTTPStatusError):
-            return http_error(error.response.status_code, error.response.reason_phrase,
-                              lead=f"could not connect to server {self.name!r}{self._at}: it answered")
-        unreached = connect_failure(error) if self._url else None
-        if unreached is not None and self._url:
-            return TransportError(f"could not connect to server {self.name!r} {unreachable(self._url, unreached)}")
-        mapped = translate(error, server=self.name, method="initialize", timeout=None)
-        if isinstance(mapped, TransportError | RequestTimeoutError):
-            return TransportError(f"could not connect to server {self.name!r}: {mapped}")
-        if mapped is not None:
-            return TransportError(f"server {self.name!r} failed the MCP handshake: {mapped}")
-        return TransportError(f"could not connect to server {self.name!r}: {_describe(error)}")
+        return start_error(error, server=self.name, url=self._url, handshake=self._handshake, report=self._exit_report)
 
     def mark_dead(self) -> None:
         if self._alive:
@@ -371,11 +201,8 @@ class _Session:
         self._stop.set()
 
     async def _own(self) -> None:
-        server_label.set(self.name)
         http_observer.set(self._handshake)
-        exit_report.set(self._exit_report)
         options = self._options
-        max_message_size.set(options.max_message_size)
         target = self._target
         if not _is_server_object(target):
 
@@ -473,18 +300,15 @@ class Connection:
     session was replaced by a new one, before the request that needed it runs.
     """
 
-    def __init__(self, name: str, transport_type: str, config: Mapping[str, Any], options: SessionOptions) -> None:
+    def __init__(self, name: str, transport: Transport, options: SessionOptions) -> None:
         self.name = name
-        self._transport_type = transport_type
-        self._config = config
+        self._transport = transport
         self._options = options
-        # validates config now, before any I/O
-        self._url: str | None = config.get("url") if transport_type in ("streamable", "sse") else None
-        self._session = _Session(name, open_transport(transport_type, config), options, self._url)
+        self._session = _Session(name, transport, options)
         self._reinit_lock = asyncio.Lock()
         self._closing = False
         self._retiring: dict[asyncio.Task[None], _Session] = {}
-        self._observe_http = transport_type in ("streamable", "sse")
+        self._observe_http = transport.http
         self._renew_failure: MCPLiteLLMError | None = None
         self._renewals = 0
         """How many times the session was replaced: a request that saw another number lost no race."""
@@ -532,7 +356,7 @@ class Connection:
             else:
                 logger.warning("server %r forgot the MCP session (%s); re-initialising", self.name, why)
             old = current
-            fresh = _Session(self.name, open_transport(self._transport_type, self._config), self._options, self._url)
+            fresh = _Session(self.name, self._transport, self._options)
             self._session = fresh
             # Requests still running on the old session get their 404 too and retry on the new one;
             # closing the old transport under them would fail them instead.
@@ -601,7 +425,7 @@ class Connection:
         try:
             return await self._request(method, call, timeout)
         except MCPLiteLLMError as exc:
-            _name_the_request(exc, self.name, method)
+            name_the_request(exc, self.name, method)
             raise
 
     async def _request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
@@ -611,14 +435,14 @@ class Connection:
         else:
             try:
                 return await self._attempt(session, method, call, timeout)
-            except _SessionExpired as expired:
+            except SessionExpired as expired:
                 if self._closing or _in_reinit_hook.get():
                     raise
                 why = f"HTTP {expired.http_status}"
             session = await self._renew(seen, timeout, why=why)
         try:
             return await self._attempt(session, method, call, timeout)
-        except _SessionExpired as again:
+        except SessionExpired as again:
             if again.http_status == 400:
                 # The server accepted this brand-new session a moment ago, so this 400 is about the
                 # request itself: report it as the rejected request it is and keep the session.

@@ -32,6 +32,7 @@ from mcp_types import Request as _Request
 from mcp_litellm._core.errors import ServerError
 from mcp_litellm._core.protocol import is_modern as _is_modern_version
 from mcp_litellm._core.redact import short_token
+from mcp_litellm._core.sdk_compat import negotiated_version, send_raw_request
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -163,8 +164,7 @@ class TaskState:
 
 def is_modern(session: ClientSession) -> bool:
     """True when ``session`` speaks the 2026 era (see ``_core.protocol.is_modern``)."""
-    version = getattr(session, "protocol_version", None) or getattr(session, "_negotiated_version", None)
-    return _is_modern_version(version)
+    return _is_modern_version(negotiated_version(session))
 
 
 # -- requests -----------------------------------------------------------------------------------------
@@ -237,13 +237,7 @@ async def _send_raw(session: ClientSession, method: str, params: dict[str, Any],
     The SDK checks a ``tools/call`` answer against ``CallToolResult`` and has no public way to send
     one that may be answered with a task; this goes one level below ``send_request``.
     """
-    data: dict[str, Any] = {"method": method, "params": params}
-    options: dict[str, Any] = {}
-    session._stamp(data, options)  # type: ignore[arg-type]
-    if progress is not None:
-        options["on_progress"] = progress
-    raw: dict[str, Any] = await session._dispatcher.send_raw_request(method, data.get("params"), options)  # type: ignore[arg-type]
-    return raw
+    return await send_raw_request(session, method, params, progress)
 
 
 async def get(session: ClientSession, task_id: str) -> TaskState:

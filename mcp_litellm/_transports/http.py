@@ -2,8 +2,9 @@
 
 Headers, timeouts and ``auth`` (any ``httpx2.Auth``, such as the SDK's ``OAuthClientProvider``)
 are set on the ``httpx2.AsyncClient`` the SDK's transports use. ``"auth": "oauth"`` or an
-``"oauth": {...}`` mapping builds mcp_litellm's own OAuth 2.1 auth (:mod:`.oauth`), once per client
-config, so its tokens and discovered metadata survive a reconnect.
+``"oauth": {...}`` mapping builds mcp_litellm's own OAuth 2.1 auth (:mod:`.oauth`), once per client: the
+client's transport object holds it, so its tokens and discovered metadata survive a reconnect, and each
+client's provider is built from that client's own settings.
 
 The SDK turns an HTTP error status into a JSON-RPC error and drops the status. To say what went
 wrong (401: credentials, 404: URL or expired session, 5xx: the server), the streamable transport's
@@ -29,14 +30,14 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_text, redact_url, remember_secrets
+from mcp_litellm._core.sdk_compat import SESSION_TERMINATION_FAILED_LOG
+from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.endpoint_policy import cleartext_problem
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
-from mcp_litellm._transports.messages import max_message_size
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
 from mcp_litellm._transports.sse_client import sse_streams
-from mcp_litellm._transports.stdio import server_label
 
 _AUTH_FINAL = "mcp_litellm.auth_final"
 """Set by the OAuth flow on a request it will not retry (see ``oauth.AUTH_FINAL``)."""
@@ -57,7 +58,7 @@ _HTTP_KEYS = {"headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_
 _SESSION_HEADER = "mcp-session-id"
 
 
-__all__ = ["HttpObserver", "HttpStatus", "http_observer", "http_status_advice", "open_sse", "open_streamable"]
+__all__ = ["HttpObserver", "HttpStatus", "SseTransport", "StreamableTransport", "http_observer", "http_status_advice"]
 
 
 _PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
@@ -113,7 +114,7 @@ class _ExpiredSessionDeleteFilter(logging.Filter):
     Closing is best effort and nothing is left to do: say it at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno == logging.WARNING and str(record.msg).startswith("Session termination failed:"):
+        if record.levelno == logging.WARNING and str(record.msg).startswith(SESSION_TERMINATION_FAILED_LOG):
             if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
                 return False
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
@@ -149,61 +150,78 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
         raise ConfigError(f"{transport} server at {redact_url(url)}: {problem}")
 
 
-_oauth_providers: dict[int, tuple[Mapping[str, Any], httpx2.Auth]] = {}
-"""OAuth auth objects by client config (held, so its id stays unique): one per client, reused on reconnect."""
-_OAUTH_CACHE_SIZE = 256
-
-
-def _auth(transport: str, config: Mapping[str, Any]) -> httpx2.Auth | None:
-    auth = config.get("auth")
-    if isinstance(auth, httpx2.Auth):
-        return auth
-    settings = oauth_settings(config)
-    if settings is None:
-        return None
-    cached = _oauth_providers.get(id(config))
-    if cached is not None and cached[0] is config:
-        return cached[1]
-    from mcp_litellm._transports.oauth import oauth_auth
-
-    provider = oauth_auth(config["url"], settings, transport=transport)
-    while len(_oauth_providers) >= _OAUTH_CACHE_SIZE:
-        del _oauth_providers[next(iter(_oauth_providers))]
-    _oauth_providers[id(config)] = (config, provider)
-    return provider
-
-
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
     headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
     remember_secrets(headers.values())
     return headers
 
 
-def open_streamable(config: Mapping[str, Any]) -> Any:
-    """Transport factory for ``streamable``: config ``url``, ``headers``, ``timeout``, ``auth``."""
-    _check("streamable", config)
-    auth = _auth("streamable", config)
-    timeout = float(config.get("timeout") or 30.0)
-    read_timeout = float(config.get("sse_read_timeout") or 300.0)
+class _HttpTransport(Transport):
+    """What both HTTP transports share: the config check, the headers, the timeouts and the auth, which is
+    built once, on the first connect, and reused for every session of this client."""
 
-    @asynccontextmanager
-    async def connect() -> AsyncIterator[Any]:
-        limit = max_message_size.get()
-        http = httpx2.AsyncClient(
-            headers=_headers(config),
-            timeout=httpx2.Timeout(timeout, read=read_timeout),
-            auth=auth,
-            event_hooks={"response": [body_bound(limit), _observe_response]},
-        )
-        transport = streamable_http_client(config["url"], http_client=http, max_sse_event_size=limit)
-        async with http, transport as (read_stream, write_stream):
-            yield OversizedEventErrors(read_stream, limit), write_stream
+    http = True
 
-    return connect()
+    def __init__(self, config: Mapping[str, Any], options: Any) -> None:
+        super().__init__(config, options)
+        self._auth: httpx2.Auth | None = None
+        self._auth_built = False
+
+    def check(self) -> None:
+        _check(self.name, self.config)
+
+    def auth(self) -> httpx2.Auth | None:
+        """The config's own ``httpx2.Auth``, our OAuth provider for ``oauth`` settings (built once), or ``None``."""
+        if not self._auth_built:
+            self._auth = self._build_auth()
+            self._auth_built = True
+        return self._auth
+
+    def _build_auth(self) -> httpx2.Auth | None:
+        auth = self.config.get("auth")
+        if isinstance(auth, httpx2.Auth):
+            return auth
+        settings = oauth_settings(self.config)
+        if settings is None:
+            return None
+        from mcp_litellm._transports.oauth import oauth_auth
+
+        return oauth_auth(self.config["url"], settings, transport=self.name, server=self.options.server)
+
+    def _timeout(self) -> httpx2.Timeout:
+        config = self.config
+        return httpx2.Timeout(float(config.get("timeout") or 30.0), read=float(config.get("sse_read_timeout") or 300.0))
 
 
-def open_sse(config: Mapping[str, Any]) -> Any:
-    """Transport factory for ``sse`` (the 2024-11-05 HTTP+SSE transport): ``url``, ``headers``, ``auth``.
+class StreamableTransport(_HttpTransport):
+    """The ``streamable`` transport: config ``url``, ``headers``, ``timeout``, ``sse_read_timeout``, ``auth``,
+    ``oauth``."""
+
+    name = "streamable"
+
+    def open(self, report: ExitReport) -> TransportTarget:
+        self.check()
+        auth = self.auth()
+        timeout = self._timeout()
+        url, limit, config = self.config["url"], self.options.max_message_size, self.config
+
+        @asynccontextmanager
+        async def connect() -> AsyncIterator[Any]:
+            http = httpx2.AsyncClient(
+                headers=_headers(config),
+                timeout=timeout,
+                auth=auth,
+                event_hooks={"response": [body_bound(limit), _observe_response]},
+            )
+            transport = streamable_http_client(url, http_client=http, max_sse_event_size=limit)
+            async with http, transport as (read_stream, write_stream):
+                yield OversizedEventErrors(read_stream, limit), write_stream
+
+        return connect()
+
+
+class SseTransport(_HttpTransport):
+    """The ``sse`` transport (the 2024-11-05 HTTP+SSE transport): ``url``, ``headers``, ``auth``, ...
 
     The client is ours (:mod:`.sse_client`: the SDK's fixes a 1 MiB limit per event), bounded by
     ``max_message_size``. Its writer, like the SDK's, stops for good at the first POST the server
@@ -211,51 +229,56 @@ def open_sse(config: Mapping[str, Any]) -> Any:
     the void. The messages are relayed through a stream of our own that ends at such a rejection, so
     the session ends at once and the pending request fails with the HTTP status.
     """
-    _check("sse", config)
-    auth = _auth("sse", config)
-    ours = auth is not None and _is_oauth(auth)
 
-    @asynccontextmanager
-    async def connect() -> AsyncIterator[Any]:
-        relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
+    name = "sse"
 
-        async def on_response(response: httpx2.Response) -> None:
-            await _observe_response(response)
-            if response.request.method == "POST" and response.status_code >= 400:
-                if ours and response.status_code in (401, 403) and not response.request.extensions.get(_AUTH_FINAL):
-                    return  # OAuth answers this one (and marks the retry final)
-                relay_send.close()
+    def open(self, report: ExitReport) -> TransportTarget:
+        self.check()
+        auth = self.auth()
+        ours = auth is not None and _is_oauth(auth)
+        timeout = self._timeout()
+        url, limit, label, config = self.config["url"], self.options.max_message_size, self.options.server, self.config
 
-        limit = max_message_size.get()
-        http = httpx2.AsyncClient(
-            headers=_headers(config) or None,
-            timeout=httpx2.Timeout(float(config.get("timeout") or 30.0),
-                                   read=float(config.get("sse_read_timeout") or 300.0)),
-            auth=auth,
-            event_hooks={"response": [body_bound(limit), on_response]},
-        )
-        transport = sse_streams(config["url"], http, limit=limit, label=server_label.get())
-        # An OAuth failure the transport cannot see (the authorization server unreachable in the middle of
-        # a POST, which the writer swallows) ends the relay, and so the session, at once.
-        stop_watching = _watch_auth_failures(auth, relay_send.close) if ours else None
-        try:
-            async with http, transport as (read_stream, write_stream), anyio.create_task_group() as relays:
+        @asynccontextmanager
+        async def connect() -> AsyncIterator[Any]:
+            relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
 
-                async def relay() -> None:
-                    with relay_send:
-                        async for item in read_stream:
-                            try:
-                                await relay_send.send(item)
-                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                                return
+            async def on_response(response: httpx2.Response) -> None:
+                await _observe_response(response)
+                if response.request.method == "POST" and response.status_code >= 400:
+                    if (ours and response.status_code in (401, 403)
+                            and not response.request.extensions.get(_AUTH_FINAL)):
+                        return  # OAuth answers this one (and marks the retry final)
+                    relay_send.close()
 
-                relays.start_soon(relay)
-                try:
-                    yield relay_receive, write_stream
-                finally:
-                    relays.cancel_scope.cancel()
-        finally:
-            if stop_watching is not None:
-                stop_watching()
+            http = httpx2.AsyncClient(
+                headers=_headers(config) or None,
+                timeout=timeout,
+                auth=auth,
+                event_hooks={"response": [body_bound(limit), on_response]},
+            )
+            transport = sse_streams(url, http, limit=limit, label=label)
+            # An OAuth failure the transport cannot see (the authorization server unreachable in the middle
+            # of a POST, which the writer swallows) ends the relay, and so the session, at once.
+            stop_watching = _watch_auth_failures(auth, relay_send.close) if ours else None
+            try:
+                async with http, transport as (read_stream, write_stream), anyio.create_task_group() as relays:
 
-    return connect()
+                    async def relay() -> None:
+                        with relay_send:
+                            async for item in read_stream:
+                                try:
+                                    await relay_send.send(item)
+                                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                    return
+
+                    relays.start_soon(relay)
+                    try:
+                        yield relay_receive, write_stream
+                    finally:
+                        relays.cancel_scope.cancel()
+            finally:
+                if stop_watching is not None:
+                    stop_watching()
+
+        return connect()

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys
 
 
-def open_memory(config: Mapping[str, Any]) -> Any:
-    """Transport factory for ``memory``: config ``{"server": <MCPServer or lowlevel Server>}``."""
-    check_keys("memory", config, required={"server"}, optional=set())
-    server = config["server"]
-    if not isinstance(server, MCPServer | Server):
-        raise ConfigError(
-            "config key 'server' of the 'memory' transport must be an mcp MCPServer (or lowlevel Server) "
-            f"object, got {type(server).__name__}"
-        )
-    return server
+class MemoryTransport(Transport):
+    """The ``memory`` transport: config ``{"server": <MCPServer or lowlevel Server>}``."""
+
+    name = "memory"
+
+    def check(self) -> None:
+        check_keys("memory", self.config, required={"server"}, optional=set())
+        server = self.config["server"]
+        if not isinstance(server, MCPServer | Server):
+            raise ConfigError(
+                "config key 'server' of the 'memory' transport must be an mcp MCPServer (or lowlevel Server) "
+                f"object, got {type(server).__name__}"
+            )
+
+    def open(self, report: ExitReport) -> TransportTarget:
+        self.check()
+        return self.config["server"]

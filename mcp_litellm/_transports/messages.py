@@ -8,7 +8,6 @@ message is skipped with a warning.
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import re
@@ -18,13 +17,10 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from mcp_litellm._core.errors import REFUSED_BY_CLIENT
+from mcp_litellm._core.sdk_compat import RECURSION_LIMIT
 
 DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024 * 1024
 """Bytes one message from a server may take (the client option ``max_message_size``)."""
-
-max_message_size: contextvars.ContextVar[int] = contextvars.ContextVar("mcp_litellm_max_message_size",
-                                                                       default=DEFAULT_MAX_MESSAGE_SIZE)
-"""Set by the connection's owner task from the client's ``max_message_size`` before the transport opens."""
 
 _ID_IN_HEAD = re.compile(rb'"(id|result|error)"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")?')
 _ID_AT_END = re.compile(rb'[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$')
@@ -115,7 +111,7 @@ def read_message(text: str) -> SessionMessage | Unreadable:
 
 
 def _unreadable(text: str, exc: ValueError) -> Unreadable:
-    if "recursion limit" in first_error(exc):
+    if RECURSION_LIMIT in first_error(exc):
         request_id = leading_id(text[:512].encode("utf-8", "replace"))
         return Unreadable("nested too deeply to parse", request_id,
                           "the server's answer is nested too deeply to parse (JSON nested past the parser's "

@@ -45,6 +45,13 @@ from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.redact import redact_url, remember_secrets
+from mcp_litellm._core.sdk_compat import (
+    OAUTH_FLOW_ERROR_LOG,
+    PROTECTED_RESOURCE,
+    mismatched_issuer,
+    provider_initialized,
+    set_resource_validator,
+)
 from mcp_litellm._transports.endpoint_policy import endpoint_problem
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_errors import Client, describe_failure
@@ -66,7 +73,7 @@ class _FlowErrorToDebug(logging.Filter):
     with a fix, so the SDK's record is kept for DEBUG only."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.ERROR and record.msg == "OAuth flow error":
+        if record.levelno >= logging.ERROR and record.msg == OAUTH_FLOW_ERROR_LOG:
             if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
                 return False
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
@@ -106,7 +113,11 @@ class _RefusedEndpoint(AuthError):
 
 
 class _Guarded(OAuthClientProvider):
-    """What every provider gets on top of the SDK's flow (see the module docstring)."""
+    """What every provider gets on top of the SDK's flow (see the module docstring).
+
+    The SDK has no public hooks for this: the private methods overridden here (each calls ``super()``)
+    are listed in :data:`~mcp_litellm._core.sdk_compat.OAUTH_PROVIDER_HOOKS`, where a test pins that the
+    SDK still calls each of them."""
 
     _label: str
     _settings: OAuthSettings
@@ -251,7 +262,7 @@ class _Guarded(OAuthClientProvider):
         if time.time() < context.token_expiry_time - min(60.0, 0.1 * tokens.expires_in):
             return
         store = self._store
-        if isinstance(store, TokenStore) and store.path is not None and self._initialized:
+        if isinstance(store, TokenStore) and store.path is not None and provider_initialized(self):
             stored, expires = store.reload()
             if (stored is not None and expires is not None and stored.access_token != tokens.access_token
                     and stored.expires_in and time.time() < expires - min(60.0, 0.1 * stored.expires_in)):
@@ -266,11 +277,9 @@ class _Guarded(OAuthClientProvider):
 
     def _legacy_issuer_in(self, exc: BaseException) -> str | None:
         """The issuer of a same-origin authorization server that the SDK refused on the legacy path."""
-        text = str(exc)
-        lead = "Authorization server metadata issuer mismatch: "
-        if not isinstance(exc, OAuthFlowError) or not text.startswith(lead) or self.context.auth_server_url:
+        issuer = mismatched_issuer(exc)
+        if issuer is None or self.context.auth_server_url:
             return None
-        issuer = text[len(lead):].split(" != ", 1)[0].strip()
         return issuer if _origin(issuer) == _origin(self.context.server_url) else None
 
     def _note_issuer(self) -> None:
@@ -338,7 +347,7 @@ class _Guarded(OAuthClientProvider):
             request.extensions = {**request.extensions, AUTH_FINAL: True}
             yield request
             return
-        if not self._initialized:
+        if not provider_initialized(self):
             self._refresh_failed = False
         self._refresh_early()
         flow = super()._auth_flow(request)
@@ -436,13 +445,15 @@ def _same_origin(transport: str) -> Callable[[str, str | None], Any]:
             return
         ours, theirs = urlsplit(server_url), urlsplit(resource)
         if (ours.scheme, ours.netloc.lower()) != (theirs.scheme, theirs.netloc.lower()):
-            raise OAuthFlowError(f"Protected resource {resource} does not match expected {server_url}")
+            raise OAuthFlowError(f"{PROTECTED_RESOURCE} {resource} does not match expected {server_url}")
 
     return check
 
 
-def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str | None = None) -> httpx2.Auth:
-    """The ``httpx2.Auth`` that runs OAuth for the MCP server at ``url`` as ``settings`` say."""
+def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str | None = None,
+               server: str | None = None) -> httpx2.Auth:
+    """The ``httpx2.Auth`` that runs OAuth for the MCP server at ``url`` as ``settings`` say (``server``: the
+    name of the client it serves, shown when a person is asked to authorize)."""
     shown = redact_url(label or url)  # shown in prompts, errors and the token store: no secrets in it
     store: TokenStorage = token_store(url, settings, label=shown)
     validate = _same_origin(transport) if transport == "sse" else None
@@ -462,7 +473,7 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
                                       scope=settings.scope, issuer=settings.issuer)
         else:
             redirect_uri = settings.redirect_uri or f"http://127.0.0.1:{free_port()}{CALLBACK_PATH}"
-            agent = UserAgent(settings, redirect_uri, shown)
+            agent = UserAgent(settings, redirect_uri, shown, server)
             metadata = OAuthClientMetadata(
                 redirect_uris=[AnyUrl(redirect_uri)],
                 grant_types=["authorization_code", "refresh_token"],
@@ -477,7 +488,7 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
                                           client_metadata_url=settings.client_metadata_url,
                                           validate_resource_url=validate)
     if validate is not None:
-        provider._validate_resource_url_callback = validate
+        set_resource_validator(provider, validate)
     provider._guard(shown, settings, store)
     remember_secrets((settings.client_secret,))
     return provider

@@ -15,6 +15,13 @@ from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, O
 from pydantic import ValidationError
 
 from mcp_litellm._core.errors import AuthError
+from mcp_litellm._core.sdk_compat import (
+    PRM_FETCH_FAILED,
+    PROTECTED_RESOURCE,
+    STATE_MISMATCH,
+    is_iss_mismatch,
+    token_error_parts,
+)
 
 __all__ = ["Client", "describe_failure"]
 
@@ -22,13 +29,9 @@ __all__ = ["Client", "describe_failure"]
 def _token_error_code(text: str) -> tuple[int | None, str | None, str | None]:
     """The HTTP status, OAuth ``error`` code and ``error_description`` in the SDK's
     ``Token exchange failed (400): {...}``."""
-    status: int | None = None
-    head, _, body = text.partition(":")
-    digits = "".join(ch for ch in head.split("(")[-1] if ch.isdigit())
-    if digits:
-        status = int(digits)
+    status, body = token_error_parts(text)
     try:
-        parsed = json.loads(body.strip())
+        parsed = json.loads(body)
     except ValueError:
         return status, None, None
     code = parsed.get("error") if isinstance(parsed, dict) else None
@@ -107,16 +110,16 @@ def describe_failure(exc: BaseException, client: Client) -> str:
             return f"the authorization server refused the requested scopes{said}; check oauth.scopes"
         return f"the token request failed{said}; check the client settings and try again"
     if isinstance(exc, OAuthFlowError):
-        if text.startswith("State parameter mismatch"):
+        if text.startswith(STATE_MISMATCH):
             return ("the redirect's state does not match the authorization request (a stale, foreign or forged "
                     "redirect); start the authorization again")
-        if "iss" in text and ("mismatch" in text or "missing iss" in text) and "metadata" not in text:
+        if is_iss_mismatch(text):
             return ("the redirect's iss does not name the authorization server that was asked (a mix-up or forged "
                     "redirect); start the authorization again")
-        if text.startswith("Protected resource metadata request failed"):
+        if text.startswith(PRM_FETCH_FAILED):
             return (f"the server's OAuth metadata could not be fetched ({text.rpartition(': ')[2]}); the server or its "
                     "authorization server may be down; try again later")
-        if text.startswith("Protected resource"):
+        if text.startswith(PROTECTED_RESOURCE):
             return (f"{text}: the server's protected-resource metadata names another resource, so no token is "
                     "requested for it; check the server's url")
         return f"{text}; check the server's url and OAuth settings"

@@ -30,7 +30,6 @@ from mcp_litellm._core.redact import printable, remember_secrets
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.observer import http_observer
-from mcp_litellm._transports.stdio import server_label
 
 NO_BROWSER_ENV = "MCP_LITELLM_NO_BROWSER"
 """Set to 1 to never open a browser: print the authorization URL and read the redirect from stdin."""
@@ -168,10 +167,12 @@ class UserAgent:
     """The SDK's ``redirect_handler`` / ``callback_handler`` pair: whoever takes the user to the
     authorization server and brings the redirect back."""
 
-    def __init__(self, settings: OAuthSettings, redirect_uri: str, label: str) -> None:
+    def __init__(self, settings: OAuthSettings, redirect_uri: str, label: str, server: str | None = None) -> None:
         self.settings = settings
         self.redirect_uri = redirect_uri
         self.label = label
+        self.server = server
+        """The name of the client this agent authorizes (``None``: only ``label`` is shown)."""
         self._url: str | None = None
         self._state: str | None = None
         self._listener: _Listener | None = None
@@ -213,8 +214,8 @@ class UserAgent:
         self._pasted = asyncio.ensure_future(self._read_stdin())
 
     def _who(self) -> str:
-        name = server_label.get()  # the client's name while it connects (the usual time to authorize)
-        return f"server {name!r} ({self.label})" if name != "server" else self.label
+        name = self.server
+        return f"server {name!r} ({self.label})" if name and name != "server" else self.label
 
     async def _read_stdin(self) -> str:
         line: str = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)

@@ -1,4 +1,8 @@
-"""The table of transport names and the factories behind them."""
+"""The table of transport names and the transports behind them.
+
+Built-in names map to :class:`~.base.Transport` classes; a factory added with :func:`register_transport`
+(``factory(config)``, as documented) is wrapped in a :class:`~.base.FactoryTransport`. A client makes its
+transport object once with :func:`make_transport`."""
 
 from __future__ import annotations
 
@@ -9,9 +13,7 @@ from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 from mcp_litellm._core.errors import ConfigError
-
-TransportTarget: TypeAlias = Any
-"""What a factory returns: an async context manager of ``(read, write)`` streams, or a server object."""
+from mcp_litellm._transports.base import FactoryTransport, Transport, TransportOptions
 
 TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
 """A callable taking the client's config mapping and returning a :data:`TransportTarget`."""
@@ -25,23 +27,26 @@ _ALIASES = {
     "inmemory": "memory",
 }
 
+_Builder: TypeAlias = Callable[[Mapping[str, Any], TransportOptions], Transport]
+"""Makes a client's transport object from its config and options: a ``Transport`` class, or a wrapped factory."""
+
 _lock = threading.Lock()
-_factories: dict[str, TransportFactory] = {}
+_factories: dict[str, _Builder] = {}
 
 
-def _builtin_factories() -> dict[str, TransportFactory]:
-    from mcp_litellm._transports.http import open_sse, open_streamable
-    from mcp_litellm._transports.memory import open_memory
-    from mcp_litellm._transports.stdio import open_stdio
+def _builtin_transports() -> dict[str, _Builder]:
+    from mcp_litellm._transports.http import SseTransport, StreamableTransport
+    from mcp_litellm._transports.memory import MemoryTransport
+    from mcp_litellm._transports.stdio import StdioTransport
 
-    return {"stdio": open_stdio, "streamable": open_streamable, "sse": open_sse, "memory": open_memory}
+    return {"stdio": StdioTransport, "streamable": StreamableTransport, "sse": SseTransport, "memory": MemoryTransport}
 
 
-def _table() -> dict[str, TransportFactory]:
+def _table() -> dict[str, _Builder]:
     with _lock:
         if not any(name in _factories for name in ("stdio", "streamable", "sse", "memory")):
-            for name, factory in _builtin_factories().items():
-                _factories.setdefault(name, factory)
+            for name, builder in _builtin_transports().items():
+                _factories.setdefault(name, builder)
         return _factories
 
 
@@ -92,12 +97,16 @@ def register_transport(name: str, factory: TransportFactory) -> None:
     if not callable(factory):
         raise ConfigError(f"the factory for transport {name!r} must be callable, got {type(factory).__name__}")
     key = name.strip().lower()
+
+    def build(config: Mapping[str, Any], options: TransportOptions) -> Transport:
+        return FactoryTransport(key, factory, config, options)
+
     _table()
     with _lock:
-        _factories[key] = factory
+        _factories[key] = build
 
 
-def open_transport(transport_type: str, config: Mapping[str, Any]) -> TransportTarget:
-    """Return the connect target for ``transport_type`` built from ``config`` (validated first)."""
-    factory = _table()[canonical_transport_name(transport_type)]
-    return factory(config)
+def make_transport(transport_type: str, config: Mapping[str, Any], options: TransportOptions) -> Transport:
+    """The transport object for one client (no I/O, no validation: :meth:`Transport.open` validates)."""
+    return _table()[canonical_transport_name(transport_type)](config, options)
+

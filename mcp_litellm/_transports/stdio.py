@@ -23,13 +23,10 @@ reading). It yields the same ``(read, write)`` streams of ``SessionMessage`` the
 from __future__ import annotations
 
 import atexit
-import collections
-import contextvars
 import logging
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -43,22 +40,18 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from mcp_litellm._core.redact import redact_text, remember_secrets
+from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.framing import LineFramer, Oversized
 from mcp_litellm._transports.messages import (
     DEFAULT_MAX_MESSAGE_SIZE,
     Unreadable,
     fail_oversized,
-    max_message_size,
     oversized_id,
     read_message,
 )
 
-server_label: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_litellm_server_label", default="server")
-"""Name of the client whose transport is being opened; used to tag forwarded stderr lines."""
-
-__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "ExitReport", "exit_report", "max_message_size", "open_stdio", "parameters",
-           "server_label"]
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "ExitReport", "StdioTransport", "parameters"]
 
 logger = logging.getLogger("mcp_litellm.stdio")
 _stderr_logger = logging.getLogger("mcp_litellm.server")
@@ -79,37 +72,6 @@ _STDERR_LINE_BYTES = 16 * 1024
 """Bytes of one stderr line that are logged (the rest is counted, not kept)."""
 _STDERR_GRACE = 0.5
 """Seconds a failed start waits for the server's last stderr lines to be read."""
-
-
-class ExitReport:
-    """What a stdio server left behind, for the error when it fails to start: its exit status and the
-    last lines of its stderr (which are also logged to ``mcp_litellm.server`` as they arrive)."""
-
-    TAIL_LINES = 3
-    LINE_CHARS = 200
-
-    def __init__(self) -> None:
-        self.tail: collections.deque[str] = collections.deque(maxlen=self.TAIL_LINES)
-        self.stderr_ended = threading.Event()
-        self.secrets: tuple[str, ...] = ()
-        self.exit_status: int | None = None
-
-    def describe(self) -> str | None:
-        """``"it exited with status 3; its stderr ended with: ..."`` (secrets masked), or ``None`` when
-        nothing is known."""
-        parts = []
-        if self.exit_status is not None:
-            parts.append(f"it exited with status {self.exit_status}")
-        if self.tail:
-            lines = [redact_text(line, self.secrets) for line in self.tail]
-            lines = [line if len(line) <= self.LINE_CHARS else line[: self.LINE_CHARS - 1] + "…" for line in lines]
-            parts.append(f"its stderr ended with: {' | '.join(lines)}")
-        return "; ".join(parts) or None
-
-
-exit_report: contextvars.ContextVar[ExitReport | None] = contextvars.ContextVar("mcp_litellm_exit_report",
-                                                                                default=None)
-"""Set by the connection's owner task before it opens the transport; the stdio transport fills it in."""
 
 
 def parameters(config: Mapping[str, Any]) -> StdioServerParameters:
@@ -133,9 +95,16 @@ def parameters(config: Mapping[str, Any]) -> StdioServerParameters:
     )
 
 
-def open_stdio(config: Mapping[str, Any]) -> Any:
-    """Transport factory for ``stdio``: config ``command``, ``args``, ``env``, ``cwd``."""
-    return _connect(parameters(config))
+class StdioTransport(Transport):
+    """The ``stdio`` transport: config ``command``, ``args``, ``env``, ``cwd``."""
+
+    name = "stdio"
+
+    def check(self) -> None:
+        parameters(self.config)
+
+    def open(self, report: ExitReport) -> TransportTarget:
+        return _connect(parameters(self.config), self.options.server, report, self.options.max_message_size)
 
 
 # -- the process group ---------------------------------------------------------------------------------
@@ -253,8 +222,8 @@ class _Stdout:
 
 
 @asynccontextmanager
-async def _connect(params: StdioServerParameters) -> AsyncIterator[Any]:
-    label, report, limit = server_label.get(), exit_report.get(), max_message_size.get()
+async def _connect(params: StdioServerParameters, label: str, report: ExitReport | None,
+                   limit: int) -> AsyncIterator[Any]:
     secrets = tuple((params.env or {}).values())
     remember_secrets(secrets)
     if report is not None:

@@ -15,8 +15,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 import mcp_litellm as ml
+from mcp_litellm._transports.base import TransportOptions
 from mcp_litellm._transports.endpoint_policy import cleartext_problem, endpoint_problem
-from mcp_litellm._transports.http import open_streamable
+from mcp_litellm._transports.registry import make_transport
 from tests.auth.oauth_server import free_port
 
 SECRET = "cc-secret-value-0123456789"
@@ -71,7 +72,7 @@ def hostile() -> Iterator[tuple[str, str, list[dict[str, str]]]]:
 def test_a_client_secret_never_follows_the_server_to_another_origin(hostile):
     url, evil_url, seen = hostile
     oauth = {"grant": "client_credentials", "client_id": "app", "client_secret": SECRET, "storage": "memory"}
-    with pytest.raises(ml.AuthError, match="set oauth.issuer") as caught:
+    with pytest.raises(ml.AuthError, match=r"set oauth\.issuer") as caught:
         ml.client("victim", "streamable", {"url": url, "oauth": oauth}, request_timeout=10)
     assert evil_url.split("//")[1] in str(caught.value)
     assert seen == []  # not even its metadata was asked for, so no secret and no token request reached it
@@ -79,7 +80,7 @@ def test_a_client_secret_never_follows_the_server_to_another_origin(hostile):
 
 
 def test_with_an_issuer_the_sdk_holds_the_flow_to_that_issuer(hostile):
-    url, evil_url, seen = hostile
+    url, _, seen = hostile
     trusted = "https://auth.example.test"  # the issuer the credentials belong to: not the server's choice
     oauth = {"grant": "client_credentials", "client_id": "app", "client_secret": SECRET, "storage": "memory",
              "issuer": trusted}
@@ -103,6 +104,11 @@ def test_the_endpoint_rules():
     assert endpoint_problem("https://10.0.0.5/token", server_url=server, issuer=None, allow_http=False)
     assert endpoint_problem("http://127.0.0.1:9/token", server_url="http://127.0.0.1:8/mcp", issuer=None,
                             allow_http=False) is None  # this machine: http allowed
+
+
+def open_streamable(config):
+    """Check a streamable HTTP config as a connect does first (no I/O)."""
+    make_transport("streamable", config, TransportOptions()).check()
 
 
 def test_credentials_are_not_sent_in_cleartext_off_the_machine():

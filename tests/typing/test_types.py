@@ -39,6 +39,8 @@ chat = ml.Chat("gpt-4o-mini")
 chat.on_tool_call(lambda c: print(c.nmae))
 client = ml.client("x", "stdio", {"command": "x"}, request_timeout="8", start=False)
 client.on_progress(lambda p, total, m, t: p / total)
+misspelt: ml.StdioConfig = {"command": "x", "argz": ["y"]}
+wrong: ml.StreamableConfig = {"url": "https://example.com/mcp", "timeout": "5"}
 '''
 
 
@@ -53,7 +55,9 @@ def test_mypy_reports_each_deliberate_misuse(tmp_path: Path) -> None:
                for line in errors), output
     assert any(":6:" in line and "Unsupported operand types for /" in line and '"None"' in line
                for line in errors), output
-    assert {line.split(":")[1] for line in errors} == {"4", "5", "6"}, output
+    assert any(":7:" in line and '"argz"' in line for line in errors), output  # typed transport configs
+    assert any(":8:" in line and '"timeout"' in line for line in errors), output
+    assert {line.split(":")[1] for line in errors} == {"4", "5", "6", "7", "8"}, output
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:

@@ -83,6 +83,11 @@ def sync_use() -> None:
                                   request_timeout=8.0, sampling=CheapSampling, elicitation=AskUser,
                                   human_in_the_loop=ReadOnlyOnly, start=False)
     ml.Client("other", "streamable", {"url": "http://127.0.0.1:1/mcp"}, start=False, with_prefix=True)
+    typed: ml.StreamableConfig = {"transport": "http", "url": "http://127.0.0.1:1/mcp", "timeout": 5, "auth": "oauth"}
+    stdio: ml.StdioConfig = {"command": "python", "args": ["-m", "x"], "env": {"A": "1"}, "cwd": "."}
+    sse: ml.SseConfig = {"url": "http://127.0.0.1:1/sse", "headers": {"X": "y"}, "oauth": {"scopes": ["read"]}}
+    for config in (typed, stdio, sse):
+        ml.Client("typed", config=config, start=False)
     with client:
         client.on_sampling(sample_fn).on_elicitation(elicit_fn).on_human_in_the_loop(approve_fn)
         client.on_progress(on_progress).on_progress(lambda p, total, message: None)
