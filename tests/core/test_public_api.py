@@ -16,7 +16,8 @@ from tests.group.conftest import fixture_entry, wait_no_processes
 from tests.servers.fixture_server import build_server
 
 PUBLIC = [
-    "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "Completion", "Config", "ConfigError",
+    "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion", "Config",
+    "ConfigError",
     "MCPLiteLLMError", "Message", "NotFoundError", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource",
     "ResourceTemplate", "ServerError", "Task", "Tool", "ToolCall", "ToolLoopLimitError", "ToolResult",
     "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
