@@ -161,7 +161,7 @@ class CodeModeOffer:
 def _stub(tool: Tool | LocalTool, python_name: str) -> Stub:
     if isinstance(tool, Tool):
         where = f" on server {tool.client.name!r}"
-        text = stub_text(python_name, tool.name, tool.description, tool.input_schema, tool.output_schema, where)
+        text = stub_text(python_name, tool.mcp_name, tool.description, tool.input_schema, tool.output_schema, where)
         wrapped = isinstance(tool.output_schema, Mapping) and list(tool.output_schema.get("properties") or {}) == [
             "result"] and tool.output_schema.get("required") == ["result"]
         return Stub(python_name, tool.name, text, wrapped)
