@@ -57,8 +57,9 @@ def test_ten_dependent_calls_take_one_model_round(llm, make_client):
     [tool] = llm.requests[0]["tools"]
     description = tool["function"]["description"]
     assert tool["function"]["name"] == "run_code" and tool["function"]["parameters"]["required"] == ["code"]
-    assert "async def add(*, a: int, b: int) -> int:" in description and "Add two integers." in description
-    assert 'async def weather(*, city: str) -> dict[str, Any]' in description
+    assert 'async def add(a: int, b: int) -> int: """Add two integers."""' in description
+    assert 'async def weather(city: str) -> dict[str, Any]: """Current weather' in description
+    assert "# tools of server 'fixture'" in description
     assert llm.tool_messages(1) == [{"role": "tool", "tool_call_id": "c1", "content": "total 55\n110"}]
     assert seen == ["run_code"] + ["add"] * 10  # every inner call went through the hooks
     assert results[:2] == ["add=1", "add=3"] and results[-1].startswith("run_code=total 55")
@@ -216,9 +217,9 @@ def test_names_local_tools_and_switching_between_turns(llm):
         assert chat.code_mode == ml.CodeMode()
         chat.ask("count and shout")
         description = llm.requests[0]["tools"][0]["function"]["description"]
-        assert "async def notes_count_all() -> int:" in description
-        assert "Calls the tool 'notes.count-all' on server 'notes'." in description
-        assert 'async def shout(*, text: str) -> str:\n    """Upper-case a text."""' in description
+        assert ('async def notes_count_all() -> int: """How many notes there are. Calls the tool '
+                "'notes.count-all' on server 'notes'.\"\"\"") in description
+        assert '# local tools\nasync def shout(text: str) -> str: """Upper-case a text."""' in description
         assert llm.tool_messages(1)[0]["content"] == "[2, 'HI']"
         chat.with_code_mode(False)
         assert chat.code_mode is None
@@ -231,7 +232,7 @@ def test_names_local_tools_and_switching_between_turns(llm):
 
 def test_search_tools_inside_the_sandbox(llm, make_client):
     client = make_client("memory")
-    code = "print(await search_tools('add two integers'))\nawait add(a=20, b=22)"
+    code = "print(await search_tools('add two integers'))\nawait add(20, b=22)"  # positional arguments bind too
     llm.then(Turn(tool_calls=[run_code("c1", code)]), Turn(content="42"))
     chat = new_chat(code_mode=True, tool_search=True).with_tools(*client.tools())
     chat.ask("find a tool and add")
@@ -239,7 +240,8 @@ def test_search_tools_inside_the_sandbox(llm, make_client):
     description = tool["function"]["description"]
     assert "await search_tools(" in description and "async def" not in description
     answer = llm.tool_messages(1)[0]["content"]
-    assert answer.startswith("async def add(*, a: int, b: int) -> int:") and answer.endswith("\n42")
+    assert answer.startswith("# tools of server 'fixture'\nasync def add(a: int, b: int) -> int:")
+    assert answer.endswith("\n42")
 
 
 def test_bad_settings_and_a_missing_sandbox_are_config_errors():

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from mcp_litellm._chat.code_mode.sandbox import Outcome, run_program
 from mcp_litellm._chat.code_mode.settings import CodeMode
-from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, stub_text, unwrap_result
+from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, parameter_order, stub_text, unwrap_result
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.tool_loop import LocalTool, ToolBox
 from mcp_litellm._client.tool import Tool, ToolResult
@@ -72,25 +72,19 @@ class CodeModeOffer:
         stubs = self.stubs(offer.tools)
         s = self.settings
         parts = [
-            "Run a short Python program that calls the tools below, in a sandbox (a Python subset: no files, "
-            "network, environment or subprocesses; `import asyncio`, `json`, `re`, `math` work). Call a tool "
-            "with `await name(argument=value, ...)` (keyword arguments); run independent calls concurrently "
-            "with `await asyncio.gather(...)`. A tool with structured output returns a Python value (dict, "
-            "list, int, ...), the others return text. A failing tool raises RuntimeError with the tool's "
-            "message; catch it with try/except to carry on.",
-            "Only what the program prints and the value of its last expression come back to you: intermediate "
-            "results stay out of the conversation, so filter, count and combine in code and print just what "
-            "you need. Write the whole task as one program where you can.",
-            f"Limits per run: {s.timeout:g} s of computation, {s.memory_mb} MB of memory, {s.max_tool_calls} "
-            "tool calls.",
+            "Run Python (sandboxed: no files, network or environment) that calls the tools below: "
+            "`await name(arg=value)`, `asyncio.gather` for concurrency. Structured results are Python values, "
+            "others text; a failing tool raises RuntimeError. Only the printed output and the last expression's "
+            "value return to you, so filter in code and do the whole task in one program. "
+            f"Limits: {s.timeout:g} s, {s.memory_mb} MB, {s.max_tool_calls} tool calls.",
         ]
         if offer.use_search(model):
             parts.append(
-                f"There are {len(stubs)} tools, too many to list. Inside the program, "
+                f"There are {len(stubs)} tools, too many to list: in the program, "
                 "`print(await search_tools(\"what you need, in a few words\"))` prints the stubs of the best "
-                f"matching tools (up to {SEARCH_LIMIT}); then call them. You can search and call in one program.")
+                f"{SEARCH_LIMIT}; then call them.")
         else:
-            parts.append("The tools:\n\n" + "\n\n".join(stub.text for stub in stubs.values()))
+            parts.append(_listing(stubs.values()))
         return {"type": "function", "function": {
             "name": RUN_CODE,
             "description": "\n\n".join(parts),
@@ -120,9 +114,13 @@ class CodeModeOffer:
         def host_function(stub: Stub) -> Callable[..., Awaitable[Any]]:
             async def call_tool(*args: Any, **arguments: Any) -> Any:
                 nonlocal count
-                if args:
-                    raise TypeError(f"{stub.python_name}() takes keyword arguments only: "
-                                    f"await {stub.python_name}(name=value, ...)")
+                if len(args) > len(stub.parameters):
+                    raise TypeError(f"{stub.python_name}() takes {len(stub.parameters)} positional arguments but "
+                                    f"{len(args)} were given")
+                for name, value in zip(stub.parameters, args, strict=False):
+                    if name in arguments:
+                        raise TypeError(f"{stub.python_name}() got multiple values for argument {name!r}")
+                    arguments[name] = value
                 count += 1
                 if count > settings.max_tool_calls:
                     raise RuntimeError(f"the tool call limit of this run is reached ({settings.max_tool_calls} "
@@ -144,7 +142,7 @@ class CodeModeOffer:
             found = [by_tool[e.name] for e in offer.index().search(query[:1_000], SEARCH_LIMIT) if e.name in by_tool]
             if not found:
                 return f"No tool matches {query!r}; try other words."
-            return "\n\n".join(stub.text for stub in found)
+            return _listing(found)
 
         functions: dict[str, Any] = {name: host_function(stub) for name, stub in stubs.items()}
         functions["search_tools"] = search_tools
@@ -158,16 +156,28 @@ class CodeModeOffer:
         return offer.cut(_result(outcome, count), model, budget)
 
 
+def _listing(stubs: Iterable[Stub]) -> str:
+    """The stubs, under a comment naming each server (local functions first, as the toolbox orders them)."""
+    lines: list[str] = []
+    server: str | None = None
+    for stub in stubs:
+        if stub.server != server:
+            server = stub.server
+            lines.append(f"# tools of server {server!r}" if server else "# local tools")
+        lines.append(stub.text)
+    return "\n".join(lines)
+
+
 def _stub(tool: Tool | LocalTool, python_name: str) -> Stub:
     if isinstance(tool, Tool):
         where = f" on server {tool.client.name!r}"
         text = stub_text(python_name, tool.mcp_name, tool.description, tool.input_schema, tool.output_schema, where)
         wrapped = isinstance(tool.output_schema, Mapping) and list(tool.output_schema.get("properties") or {}) == [
             "result"] and tool.output_schema.get("required") == ["result"]
-        return Stub(python_name, tool.name, text, wrapped)
+        return Stub(python_name, tool.name, text, wrapped, tool.client.name, parameter_order(tool.input_schema))
     function = tool.definition["function"]
     text = stub_text(python_name, tool.name, str(function.get("description") or ""), function.get("parameters"), None)
-    return Stub(python_name, tool.name, text, False)
+    return Stub(python_name, tool.name, text, False, "", parameter_order(function.get("parameters")))
 
 
 def _result(outcome: Outcome, calls: int) -> ToolResult:

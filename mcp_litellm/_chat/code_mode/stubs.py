@@ -1,9 +1,8 @@
 """Typed async Python stubs for the tools a program may call in code mode, and the Python names they get.
 
-A tool's stub comes from its ``inputSchema`` (and ``outputSchema``)::
+A tool's stub comes from its ``inputSchema`` (and ``outputSchema``), on one line::
 
-    async def add(a: int, b: int) -> int:
-        \"\"\"Add two integers.\"\"\"
+    async def add(a: int, b: int) -> int: \"\"\"Add two integers.\"\"\"
 
 Tool names that are not Python identifiers (``fs.read-file``), keywords or builtins get a stable name that
 collides with no other (``fs_read_file``, ``sum_``), and the stub says which tool it calls.
@@ -18,10 +17,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Stub", "name_tools", "python_type", "stub_text", "unwrap_result"]
+__all__ = ["Stub", "name_tools", "parameter_order", "python_type", "stub_text", "unwrap_result"]
 
 RESERVED = frozenset({"search_tools", "asyncio", "json", "re", "math", "print", "ToolError"})
 _DESCRIPTION_LIMIT = 400
+QUOTES = chr(34) * 3
+BACKSLASH = chr(92)
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class Stub:
     tool_name: str
     text: str
     wrapped_result: bool  # structured output {"result": x} (the SDK's wrapping of a plain return value): x
+    server: str = ""  # the server offering the tool ("" for a local function)
+    parameters: tuple[str, ...] = ()  # the stub's parameters in order (positional arguments bind to them)
 
 
 def _identifier(name: str) -> str:
@@ -128,18 +131,33 @@ def _fields(output_schema: Any) -> str:
     return ", ".join(f"{k}: {python_type(v)}" for k, v in list(properties.items())[:20])
 
 
-def stub_text(python_name: str, tool_name: str, description: str, input_schema: Any, output_schema: Any,
-              where: str = "") -> str:
-    """The ``async def`` stub of one tool."""
+def _properties(input_schema: Any) -> tuple[list[tuple[str, Any]], set[str]]:
+    """The schema's properties, required ones first (the stub's parameter order), and the required names."""
     schema = input_schema if isinstance(input_schema, Mapping) else {}
     found = schema.get("properties")
     properties: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     required = set(schema.get("required") or [])
+    return sorted(properties.items(), key=lambda item: item[0] not in required), required
+
+
+def _plain(key: str) -> bool:
+    return key.isidentifier() and not keyword.iskeyword(key)
+
+
+def parameter_order(input_schema: Any) -> tuple[str, ...]:
+    """The names of the stub's parameters in order (what positional arguments bind to)."""
+    return tuple(key for key, _ in _properties(input_schema)[0] if _plain(key))
+
+
+def stub_text(python_name: str, tool_name: str, description: str, input_schema: Any, output_schema: Any,
+              where: str = "") -> str:
+    """The ``async def`` stub of one tool, on one line, its docstring last."""
+    ordered, required = _properties(input_schema)
     params: list[str] = []
     odd: list[str] = []
     notes: list[str] = []
-    for key, prop in sorted(properties.items(), key=lambda item: item[0] not in required):
-        if not key.isidentifier() or keyword.iskeyword(key):
+    for key, prop in ordered:
+        if not _plain(key):
             odd.append(key)
             continue
         annotation = python_type(prop)
@@ -155,19 +173,21 @@ def stub_text(python_name: str, tool_name: str, description: str, input_schema: 
     if odd:
         params.append("**arguments: Any")
         notes.append(f"arguments not valid as Python names, passed as **{{...}}: {', '.join(map(repr, odd))}")
-    keyword_only = ["*", *params] if params and not params[0].startswith("**") else params
-    signature = f"async def {python_name}({', '.join(keyword_only)})"
+    signature = f"async def {python_name}({', '.join(params)})"
     lines = [_short(description, _DESCRIPTION_LIMIT) or "(no description)"]
     if python_name != tool_name:
         lines.append(f"Calls the tool {tool_name!r}{where}.")
-    elif where:
-        lines.append(f"Tool{where}.")
     lines.extend(notes)
     fields = _fields(output_schema)
     if fields:
         lines.append(f"Returns a dict with {fields}.")
-    doc = "\n    ".join(line.replace('"""', "'''") for line in lines)
-    return f'{signature} -> {_returns(output_schema)}:\n    """{doc}"""'
+    quotes = QUOTES
+    doc = " ".join(_sentence(line).replace(quotes, "'").replace(BACKSLASH, "/") for line in lines)
+    return f"{signature} -> {_returns(output_schema)}: {quotes}{doc}{quotes}"
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", ")")) else f"{text}."
 
 
 def _short(text: str, limit: int) -> str:
