@@ -134,6 +134,7 @@ def test_the_sandbox_holds(llm, make_client):
 def test_time_and_memory_limits_stop_the_program_and_the_chat_goes_on(llm, make_client):
     client = make_client("memory")
     llm.then(Turn(tool_calls=[run_code("loop", "while True:\n    pass"),
+                              run_code("sleep", "import asyncio\nawait asyncio.sleep(600)"),
                               run_code("big", "s = 'x' * (4 * 1024 ** 3)\nlen(s)")]),
              Turn(content="both stopped"),
              Turn(tool_calls=[run_code("next", "await add(a=2, b=3)")]), Turn(content="5"))
@@ -143,6 +144,7 @@ def test_time_and_memory_limits_stop_the_program_and_the_chat_goes_on(llm, make_
     assert time.perf_counter() - started < 10
     answers = {m["tool_call_id"]: m["content"] for m in llm.tool_messages(1)}
     assert "TimeoutError" in answers["loop"] and "MemoryError" in answers["big"]
+    assert "TimeoutError: sleep limit exceeded" in answers["sleep"]
     assert chat.ask("now add").content == "5"
     assert llm.tool_messages(3)[-1]["content"] == "5"
 

@@ -67,6 +67,7 @@ def limits(settings: CodeMode) -> dict[str, Any]:
     """pydantic-monty's resource limits for ``settings``."""
     return {
         "max_feed_duration_secs": float(settings.timeout),
+        "max_total_sleep_secs": float(settings.timeout),  # else asyncio.sleep() would wait unbounded
         "max_memory": settings.memory_mb * 1024 * 1024,
         # each tool call takes a few suspensions (the call, its future, name lookups)
         "max_suspensions": 1_000 + 10 * settings.max_tool_calls,

@@ -23,9 +23,9 @@ class CodeMode:
     sets them.
 
     Args:
-        timeout: seconds the program itself may compute (time spent waiting for its tool calls is not
-            counted; each tool call is bounded by the chat's ``tool_timeout``). Past it the program stops and
-            the model reads a ``TimeoutError``.
+        timeout: seconds the program itself may compute, and (separately) seconds it may spend in
+            ``asyncio.sleep``; time spent waiting for its tool calls is not counted (each tool call is bounded
+            by the chat's ``tool_timeout``). Past it the program stops and the model reads a ``TimeoutError``.
         memory_mb: megabytes of memory the program may use; past it the model reads a ``MemoryError``.
         max_tool_calls: tool calls one run may make; the call past it raises inside the program
             (a ``RuntimeError`` the program can catch; every later call raises too).
