@@ -256,3 +256,32 @@ def test_bad_settings_and_a_missing_sandbox_are_config_errors():
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert 'pip install "mcp-litellm[code]"' in done.stdout, done.stderr[-2000:]
     assert "pydantic-monty sandbox, which is not installed" in done.stdout
+
+
+def _sandbox_workers() -> list[str]:
+    """This process's pydantic-monty worker processes."""
+    import os
+
+    listing = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True)
+    return [line for line in listing.stdout.splitlines() if "monty" in line]
+
+
+async def test_a_cancelled_run_leaves_no_worker_behind():
+    import asyncio
+
+    from mcp_litellm._chat.code_mode.sandbox import run_program
+
+    run = asyncio.ensure_future(run_program("while True:\n    pass", {}, ml.CodeMode(timeout=60)))
+    for _ in range(100):  # until the worker runs the program
+        await asyncio.sleep(0.05)
+        if _sandbox_workers():
+            break
+    assert _sandbox_workers(), "the sandbox worker never started"
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    for _ in range(40):
+        if not _sandbox_workers():
+            break
+        await asyncio.sleep(0.05)
+    assert _sandbox_workers() == []
