@@ -2,12 +2,14 @@
 
 from mcp_litellm import handlers
 from mcp_litellm._chat.chat import Chat
+from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tasks import Task
 from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import (
     AuthError,
     ConfigError,
@@ -42,6 +44,8 @@ __all__ = [
     "Client",
     "ClientGroup",
     "ClientPool",
+    "CodeMode",
+    "CodeRun",
     "Completion",
     "Config",
     "ConfigError",

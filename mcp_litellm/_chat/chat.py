@@ -18,6 +18,7 @@ from contextlib import aclosing
 from typing import Any, TypeAlias, overload
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache, mark_breakpoints
@@ -111,13 +112,17 @@ class Chat:
             Responses API (``litellm.aresponses``, by LiteLLM's own bridge), for OpenAI and Azure models; the
             tool loop, streaming, approval, usage, resources and prompts work the same, and the reasoning
             items a model returns are sent back with the history.
+        code_mode: ``True`` or a :class:`CodeMode` (its limits): the model gets one tool, ``run_code``, and
+            writes a short Python program over the tools, run in a sandbox (needs ``mcp-litellm[code]``);
+            only what the program prints comes back to it. Switch it between turns with :meth:`with_code_mode`.
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
                  tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
                  tool_budget: int | None = None, result_budget: int | None = None,
                  tool_search_embedding: str | Mapping[str, Any] | None = None,
-                 prompt_cache: PromptCache = "auto", api: ChatAPI = "chat", **litellm_kwargs: Any) -> None:
+                 prompt_cache: PromptCache = "auto", api: ChatAPI = "chat",
+                 code_mode: bool | CodeMode | None = None, **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) or max_tool_rounds < 0:
@@ -141,6 +146,7 @@ class Chat:
         self.last_message: Message | None = None
         self._tools = ToolBox()
         self._offer = Offer(self._tools, tool_search, tool_budget, result_budget, tool_search_embedding)
+        self.with_code_mode(code_mode)
         self.usage = Usage()
         """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
         self._turn_usage = Usage()
@@ -170,6 +176,19 @@ class Chat:
     def with_tool(self, tool: ToolSpec) -> Chat:
         """Offer one tool (see :meth:`with_tools`)."""
         return self.with_tools(tool)
+
+    def with_code_mode(self, code_mode: bool | CodeMode | None = True) -> Chat:
+        """Turn code mode on (``True``, or a :class:`CodeMode` with its limits) or off (``False``/``None``) for the
+        next turns; the history is kept. Raises :class:`ConfigError` when the sandbox (``mcp-litellm[code]``)
+        is not installed."""
+        settings = code_mode_settings(code_mode)
+        self._offer.code = CodeModeOffer(settings) if settings is not None else None
+        return self
+
+    @property
+    def code_mode(self) -> CodeMode | None:
+        """The code-mode settings in use (``None``: off); see :meth:`with_code_mode`."""
+        return self._offer.code.settings if self._offer.code is not None else None
 
     def with_instructions(self, text: str, *, append: bool = False) -> Chat:
         """Set the system message (``append=True`` adds another one instead of replacing)."""
@@ -481,7 +500,7 @@ class Chat:
             if queue is not None:
                 queue.put_nowait(Chunk(event="tool_start", tool_call=call))
             if self._offer.handles(call.name):
-                result = await self._offer.run_builtin(call, model, budget)
+                result = await self._offer.run_builtin(call, model, budget, run)  # run: code mode's inner calls
             else:
                 result = self._offer.cut(await run_call(self._tools, call, timeout=self.tool_timeout), model, budget)
             for hook in self._hooks["tool_result"]:

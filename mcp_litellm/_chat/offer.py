@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.code_mode import CodeModeOffer, RunInner
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
 from mcp_litellm._chat.tool_embedding import FUSED, EmbeddingRanker, embedding_settings, fuse, tool_text
@@ -66,6 +67,7 @@ class Offer:
         self.searching = False  # whether the last request offered the catalog
         self._index: tuple[int, ToolIndex, list[str]] | None = None
         self._sizes: dict[tuple[int, str], int] = {}
+        self.code: CodeModeOffer | None = None  # code mode: run_code instead of the tools (set by the Chat)
 
     # -- deciding ----------------------------------------------------------------------------------------
 
@@ -112,6 +114,9 @@ class Offer:
         """The tool definitions for the next request."""
         self.searching = self.use_search(model)
         extra = [read_result_definition()] if len(self.results) and self.tools.get(READ_RESULT_TOOL) is None else []
+        if self.code is not None:  # code mode: one run_code tool, its description listing (or finding) the tools
+            self.searching = False
+            return [self.code.definition(self, model), *extra]
         if not self.searching:
             return [*self.tools.definitions(model), *extra] if len(self.tools) else extra
         clash = [n for n in (SEARCH_TOOL, READ_RESULT_TOOL) if self.tools.get(n) is not None]
@@ -137,7 +142,10 @@ class Offer:
     # -- the built-in tools ------------------------------------------------------------------------------
 
     def handles(self, name: str) -> bool:
-        """Whether a call to ``name`` is one of ours (search while searching, read while results are held)."""
+        """Whether a call to ``name`` is one of ours (search while searching, read while results are held,
+        ``run_code`` in code mode)."""
+        if self.code is not None and self.code.handles(name):
+            return True
         if self.tools.get(name) is not None:
             return False
         return (name == SEARCH_TOOL and self.searching) or (name == READ_RESULT_TOOL and len(self.results) > 0)
@@ -160,8 +168,12 @@ class Offer:
             self._index = (self.tools.version, ToolIndex(entries), texts)
         return self._index[1], self._index[2]
 
-    async def run_builtin(self, call: ToolCall, model: str, budget: int) -> ToolResult:
-        """Answer a call to ``search_tools`` or ``read_result``."""
+    async def run_builtin(self, call: ToolCall, model: str, budget: int,
+                          run_inner: RunInner | None = None) -> ToolResult:
+        """Answer a call to ``search_tools``, ``read_result`` or (code mode) ``run_code``, whose program runs
+        each of its tool calls through ``run_inner`` (the chat's single-call path)."""
+        if self.code is not None and run_inner is not None and self.code.handles(call.name):
+            return await self.code.run(call, self, model, budget, run_inner)
         try:
             arguments = parse_arguments(call.arguments)
         except ValueError as exc:

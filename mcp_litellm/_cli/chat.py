@@ -206,6 +206,8 @@ def run_chat(args: argparse.Namespace) -> int:
             for option in ("max_tool_rounds", "tool_search", "tool_budget"):
                 if getattr(args, option) is not None:
                     kwargs[option] = getattr(args, option)
+            if getattr(args, "code_mode", False):
+                kwargs["code_mode"] = True
             chat = Chat(model=args.model, **kwargs).with_tools(*tools)
             if args.system:
                 chat.with_instructions(args.system)
@@ -242,6 +244,9 @@ def _banner(args: argparse.Namespace, chat: Chat, count: int, servers: Sequence[
             change += ", --tool-budget N sets the budget"
         lines.append(f"Tool search is on: {reason}. The model gets a search_tools tool and finds the others with it "
                      f"({change}).")
+    if chat.code_mode is not None:
+        lines.append("Code mode is on (--code-mode): the model writes Python programs over the tools, run in a "
+                     "sandbox; each tool call they make is shown as it runs.")
     lines.append("/help lists the commands, Ctrl-D quits.")
     return "\n".join(lines)
 

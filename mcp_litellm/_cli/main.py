@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--tool-search", action=argparse.BooleanOptionalAction, default=None,
                      help="offer the model one search_tools tool to find the others with, always (--tool-search) or "
                           "never (--no-tool-search); default: when the tool definitions exceed --tool-budget")
+    sub.add_argument("--code-mode", action="store_true",
+                     help="the model writes short Python programs over the tools (one run_code tool), run in a "
+                          "sandbox; only what they print reaches it (needs mcp-litellm[code])")
     sub.add_argument("--tool-budget", type=_tokens, metavar="N",
                      help="tokens of tool definitions per request before tool search starts (default: 5%% of the "
                           "model's input window; 2,000 for a model LiteLLM does not know)")

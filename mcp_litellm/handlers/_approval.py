@@ -9,6 +9,7 @@ from typing import Any, ClassVar, TypeAlias
 
 from mcp_types import ToolAnnotations
 
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
@@ -32,7 +33,8 @@ class HumanInTheLoopHandler(Handler):
 
     Attributes: ``tool_name`` (the server's name for the tool), ``parameters``, ``annotations``
     (``ToolAnnotations`` with the spec's defaults filled in), ``approval_id``, ``tool`` (the
-    :class:`~mcp_litellm.Tool`), ``options``, ``client_name``.
+    :class:`~mcp_litellm.Tool`), ``options``, ``client_name``, ``code_run`` (the :class:`~mcp_litellm.CodeRun`
+    a call made by the model's program in code mode comes from; ``None`` for a direct call).
     Option ``timeout`` (default 300): seconds a deferred decision waits before the call is denied.
     """
 
@@ -48,6 +50,7 @@ class HumanInTheLoopHandler(Handler):
         self.annotations = annotations
         self.approval_id = approval_id
         self.tool = tool
+        self.code_run = CodeRun.current()
 
     def execute(self) -> ApprovalOutcome | Awaitable[ApprovalOutcome]:
         """Decide (sync or async): ``self.approve()``, ``self.deny(reason)``, ``self.defer(timeout)``, ``True``,

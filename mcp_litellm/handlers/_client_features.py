@@ -33,6 +33,7 @@ from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.features import FeatureHost
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._core import telemetry
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.usage import Usage
@@ -248,5 +249,8 @@ class ClientFeatureSet:
         """Return a denial reason, or ``None`` to let the call run."""
         spec = self._hitl
         if spec is None:
+            return None
+        run = CodeRun.current()  # code mode may let read-only tools run inside the model's program unasked
+        if run is not None and run.read_only_without_approval and getattr(tool.annotations, "read_only_hint", False):
             return None
         return await decide_tool_call(spec, tool, arguments, self._host.name)

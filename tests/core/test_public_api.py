@@ -16,12 +16,13 @@ from tests.group.conftest import fixture_entry, wait_no_processes
 from tests.servers.fixture_server import build_server
 
 PUBLIC = [
-    "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "Completion", "Config", "ConfigError",
-    "MCPLiteLLMError", "MemoryConfig", "Message", "NotFoundError", "Prompt", "PromptArgument",
-    "RequestTimeoutError", "Resource", "ResourceTemplate", "ServerError", "SseConfig", "StdioConfig",
-    "StreamableConfig", "Task", "Tool", "ToolCall", "ToolLoopLimitError", "ToolResult", "TransportError",
-    "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config", "configure",
-    "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools", "use_running_loop",
+    "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion",
+    "Config", "ConfigError", "MCPLiteLLMError", "MemoryConfig", "Message", "NotFoundError", "Prompt",
+    "PromptArgument", "RequestTimeoutError", "Resource", "ResourceTemplate", "ServerError", "SseConfig",
+    "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall", "ToolLoopLimitError", "ToolResult",
+    "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
+    "configure", "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools",
+    "use_running_loop",
 ]
 """Every public name. Adding or removing one is an API change: update this list, the docs and the CHANGELOG."""
 
