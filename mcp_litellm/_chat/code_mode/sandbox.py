@@ -6,6 +6,7 @@ executed by the user's Python interpreter.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ __all__ = ["Outcome", "run_program"]
 
 logger = logging.getLogger("mcp_litellm")
 
+_TEARDOWN_PAUSE = 0.05
+"""Seconds to wait after the sandbox pool closes (see the end of :func:`run_program`)."""
 _VALUE_LIMIT = 100_000  # characters of the last expression's value kept (the result budget applies after)
 
 
@@ -97,5 +100,9 @@ async def run_program(code: str, functions: Mapping[str, Any], settings: CodeMod
         if value is not None:
             outcome.has_value = True
             outcome.value_text = _value_text(value)
+    # pydantic-monty 1.4.0 finishes tearing its worker pool down just after ``__aexit__`` returns: a process
+    # that exits in that moment (a script whose last act was this run) aborts in the pool's teardown (SIGABRT,
+    # about one exit in ten). A short pause lets it finish; upstream, ``__aexit__`` should await it.
+    await asyncio.sleep(_TEARDOWN_PAUSE)
     outcome.printed = printed.text()
     return outcome
