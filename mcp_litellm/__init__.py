@@ -2,6 +2,7 @@
 
 from mcp_litellm import handlers
 from mcp_litellm._chat.chat import Chat
+from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
@@ -46,6 +47,7 @@ __all__ = [
     "ConfigError",
     "MCPLiteLLMError",
     "Message",
+    "MessageContext",
     "NotFoundError",
     "Prompt",
     "PromptArgument",
@@ -56,6 +58,7 @@ __all__ = [
     "Task",
     "Tool",
     "ToolCall",
+    "ToolContext",
     "ToolLoopLimitError",
     "ToolResult",
     "TransportError",
