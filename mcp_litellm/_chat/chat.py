@@ -2,7 +2,8 @@
 
 The conversation is a list of LiteLLM message dicts (``chat.messages``). Asking appends the question,
 calls the model, runs the tool calls it asks for (concurrently, each answered by one tool message),
-and calls the model again until it answers in text or ``max_tool_rounds`` is reached.
+and calls the model again until it answers in text or ``max_tool_rounds`` is reached: the loop itself
+is ``_chat/tool_loop.py``, the hooks ``_chat/hooks.py``, the tools ``_chat/toolbox.py``.
 
 Sync methods run the async ones on the library's background loop (like every blocking call of
 mcp_litellm); async methods call the model on the caller's loop, the way ``litellm.acompletion`` does.
