@@ -3,6 +3,7 @@
 from mcp_litellm import handlers
 from mcp_litellm._chat.chat import Chat
 from mcp_litellm._chat.code_mode import CodeMode
+from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
@@ -52,6 +53,7 @@ __all__ = [
     "MCPLiteLLMError",
     "MemoryConfig",
     "Message",
+    "MessageContext",
     "NotFoundError",
     "Prompt",
     "PromptArgument",
@@ -65,6 +67,7 @@ __all__ = [
     "Task",
     "Tool",
     "ToolCall",
+    "ToolContext",
     "ToolLoopLimitError",
     "ToolResult",
     "TransportError",

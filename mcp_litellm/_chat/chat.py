@@ -2,7 +2,8 @@
 
 The conversation is a list of LiteLLM message dicts (``chat.messages``). Asking appends the question,
 calls the model, runs the tool calls it asks for (concurrently, each answered by one tool message),
-and calls the model again until it answers in text or ``max_tool_rounds`` is reached.
+and calls the model again until it answers in text or ``max_tool_rounds`` is reached: the loop itself
+is ``_chat/tool_loop.py``, the hooks ``_chat/hooks.py``, the tools ``_chat/toolbox.py``.
 
 Sync methods run the async ones on the library's background loop (like every blocking call of
 mcp_litellm); async methods call the model on the caller's loop, the way ``litellm.acompletion`` does.
@@ -10,27 +11,26 @@ mcp_litellm); async methods call the model on the caller's loop, the way ``litel
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, TypeAlias, overload
+from typing import Any, Literal, TypeAlias, overload
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
+from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
-from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache, mark_breakpoints
+from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
 from mcp_litellm._chat.responses_api import ChatAPI, check_api, plain_model, request_model
-from mcp_litellm._chat.stream import TurnAssembler, message_from_response
-from mcp_litellm._chat.tool_loop import LocalTool, ToolBox, run_call
+from mcp_litellm._chat.tool_loop import ToolLoop
+from mcp_litellm._chat.toolbox import LocalTool, ToolBox
 from mcp_litellm._client.loop import iterate_sync, run_sync
 from mcp_litellm._client.prompt import Prompt
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
-from mcp_litellm._core.errors import ConfigError, ToolLoopLimitError
+from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
@@ -42,37 +42,17 @@ Question = str | list[dict[str, Any]] | None
 
 ToolCallHook: TypeAlias = "Callable[[ToolCall], HookResult]"
 """``fn(tool_call)``, sync or async."""
+ToolCallContextHook: TypeAlias = "Callable[[ToolCall, ToolContext], HookResult]"
+"""``fn(tool_call, context)``, sync or async (``on_tool_call(fn, context=True)``)."""
+ToolResultContextHook: TypeAlias = "Callable[[ToolResult, ToolContext], HookResult]"
+"""``fn(result, context)``, sync or async (``on_tool_result(fn, context=True)``)."""
+MessageContextHook: TypeAlias = "Callable[[Message, MessageContext], HookResult]"
+"""``fn(message, context)``, sync or async (``on_new_message(fn, context=True)``)."""
 ChunkHook: TypeAlias = "Callable[[Chunk], HookResult]"
 """``fn(chunk)``, sync or async."""
 ToolSpec: TypeAlias = "Tool | Callable[..., Any] | tuple[Mapping[str, Any], Callable[..., Any]] | Mapping[str, Any]"
 """A tool for :meth:`Chat.with_tools`: an MCP :class:`Tool`, a Python function, a ``(tool_dict, function)`` pair,
 or a LiteLLM tool dict with a ``"callable"``."""
-
-_INTERRUPTED = "Tool call was not run: the conversation was interrupted before it ran."
-
-
-def _arity(fn: Callable[..., Any]) -> int:
-    """How many positional arguments ``fn`` takes (2 when it takes ``*args``)."""
-    try:
-        parameters = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return 1
-    if any(p.kind == p.VAR_POSITIONAL for p in parameters):
-        return 2
-    return len([p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                and p.default is p.empty])
-
-
-async def _call(fn: Callable[..., Any], *args: Any) -> None:
-    """Call a user hook (sync or async) with as many of ``args`` as it takes; a failing hook is logged.
-
-    A sync hook runs on the worker pool (``call_user_code``), never on the loop, which may carry every
-    MCP session: one slow hook must not stall the other chats and clients."""
-    try:
-        await call_user_code(fn, *args[: _arity(fn)])
-    except Exception:
-        logger.exception("chat hook %r failed", getattr(fn, "__name__", fn))
-
 
 class Chat:
     """A conversation with a LiteLLM model that can use MCP tools, resources and prompts.
@@ -149,9 +129,8 @@ class Chat:
         self.with_code_mode(code_mode)
         self.usage = Usage()
         """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
-        self._turn_usage = Usage()
-        self._last_prompt_tokens = 0
-        self._hooks: dict[str, list[Hook]] = {"tool_call": [], "tool_result": [], "new_message": []}
+        self._hooks = Hooks()
+        self._loop = ToolLoop(self)
         _llm.warm_up(self._provider_model(), router)  # a head start for the first ask, in a worker thread
 
     def __repr__(self) -> str:
@@ -260,43 +239,63 @@ class Chat:
 
     # -- hooks --------------------------------------------------------------------------------------
 
-    def on_tool_call(self, fn: ToolCallHook) -> Chat:
-        """Call ``fn(tool_call)`` before each tool runs (sync or async)."""
-        self._hooks["tool_call"].append(fn)
+    # Registered with context=True, a hook gets the fixed form fn(subject, context); without it, today's forms.
+
+    @overload
+    def on_tool_call(self, fn: ToolCallHook, *, context: Literal[False] = False) -> Chat: ...
+    @overload
+    def on_tool_call(self, fn: ToolCallContextHook, *, context: Literal[True]) -> Chat: ...
+    def on_tool_call(self, fn: Hook, *, context: bool = False) -> Chat:
+        """Call ``fn(tool_call)`` before each tool runs (sync or async).
+
+        With ``context=True``: ``fn(tool_call, context)``, ``context`` a :class:`ToolContext` (the chat, the
+        server, the tool, who made the call)."""
+        self._hooks.add("tool_call", fn, context=context)
         return self
 
     @overload
-    def on_tool_result(self, fn: Callable[[ToolResult], HookResult]) -> Chat: ...
+    def on_tool_result(self, fn: Callable[[ToolResult], HookResult], *, context: Literal[False] = False) -> Chat: ...
     @overload
-    def on_tool_result(self, fn: Callable[[ToolCall, ToolResult], HookResult]) -> Chat: ...
-    def on_tool_result(self, fn: Hook) -> Chat:
-        """Call ``fn(result)`` (or ``fn(tool_call, result)``) after each tool ran."""
-        self._hooks["tool_result"].append(fn)
+    def on_tool_result(self, fn: Callable[[ToolCall, ToolResult], HookResult], *,
+                       context: Literal[False] = False) -> Chat: ...
+    @overload
+    def on_tool_result(self, fn: ToolResultContextHook, *, context: Literal[True]) -> Chat: ...
+    def on_tool_result(self, fn: Hook, *, context: bool = False) -> Chat:
+        """Call ``fn(result)`` (or ``fn(tool_call, result)``, told apart by how many parameters ``fn``
+        requires) after each tool ran.
+
+        With ``context=True``: ``fn(result, context)``, ``context`` a :class:`ToolContext` (its ``call`` is
+        the tool call); nothing about ``fn`` is guessed."""
+        self._hooks.add("tool_result", fn, context=context)
         return self
 
     @overload
-    def on_new_message(self, fn: Callable[[Message], HookResult]) -> Chat: ...
+    def on_new_message(self, fn: Callable[[Message], HookResult], *, context: Literal[False] = False) -> Chat: ...
     @overload
-    def on_new_message(self, fn: Callable[[], HookResult]) -> Chat: ...
-    def on_new_message(self, fn: Hook) -> Chat:
-        """Call ``fn(message)`` (or ``fn()``) each time the model's answer is complete, before its tools run."""
-        self._hooks["new_message"].append(fn)
+    def on_new_message(self, fn: Callable[[], HookResult], *, context: Literal[False] = False) -> Chat: ...
+    @overload
+    def on_new_message(self, fn: MessageContextHook, *, context: Literal[True]) -> Chat: ...
+    def on_new_message(self, fn: Hook, *, context: bool = False) -> Chat:
+        """Call ``fn(message)`` (or ``fn()``) each time the model's answer is complete, before its tools run.
+
+        With ``context=True``: ``fn(message, context)``, ``context`` a :class:`MessageContext` (the chat, and
+        how many rounds of tools this turn had run)."""
+        self._hooks.add("new_message", fn, context=context)
         return self
 
-    def off_tool_call(self, fn: ToolCallHook) -> Chat:
+    def off_tool_call(self, fn: Hook) -> Chat:
         """Stop calling ``fn`` (undoes :meth:`on_tool_call`; an unknown ``fn`` is a no-op)."""
-        return self._unhook("tool_call", fn)
+        self._hooks.remove("tool_call", fn)
+        return self
 
     def off_tool_result(self, fn: Hook) -> Chat:
         """Stop calling ``fn`` (undoes :meth:`on_tool_result`; an unknown ``fn`` is a no-op)."""
-        return self._unhook("tool_result", fn)
+        self._hooks.remove("tool_result", fn)
+        return self
 
     def off_new_message(self, fn: Hook) -> Chat:
         """Stop calling ``fn`` (undoes :meth:`on_new_message`; an unknown ``fn`` is a no-op)."""
-        return self._unhook("new_message", fn)
-
-    def _unhook(self, event: str, fn: Any) -> Chat:
-        self._hooks[event] = [hook for hook in self._hooks[event] if hook != fn]
+        self._hooks.remove("new_message", fn)
         return self
 
     # -- asking -------------------------------------------------------------------------------------
@@ -310,7 +309,7 @@ class Chat:
         """Async twin of :meth:`ask`."""
         start = len(self.messages)
         self._add_question(question)
-        return await self._finish(self._traced(self._run(on_chunk is not None, start)), on_chunk)
+        return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
 
     def ask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
                    on_chunk: ChunkHook | None = None) -> Message:
@@ -322,7 +321,7 @@ class Chat:
         """Async twin of :meth:`ask_prompt`."""
         start = len(self.messages)
         self.messages.extend(await prompt.amessages(arguments))
-        return await self._finish(self._traced(self._run(on_chunk is not None, start)), on_chunk)
+        return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
 
     def stream(self, question: Question = None) -> Iterator[Chunk]:
         """Ask ``question`` and yield :class:`Chunk` objects as the answer forms: text, tool-call
@@ -333,7 +332,7 @@ class Chat:
         """Async twin of :meth:`stream`."""
         start = len(self.messages)
         self._add_question(question)
-        async with aclosing(self._traced(self._run(True, start))) as chunks:
+        async with aclosing(self._traced(self._loop.run(True, start))) as chunks:
             async for chunk in chunks:
                 yield chunk
 
@@ -364,7 +363,7 @@ class Chat:
                                                 "gen_ai.request.model": self.model})
 
         def describe(span: Any) -> None:
-            usage, last = self._turn_usage, self.last_message
+            usage, last = self._loop.turn_usage, self.last_message
             span.set_attributes({"gen_ai.usage.input_tokens": usage.prompt_tokens,
                                  "gen_ai.usage.output_tokens": usage.completion_tokens})
             if usage.cost is not None:
@@ -410,151 +409,3 @@ class Chat:
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The tool definitions the next model request will carry (the catalog when tool search is on)."""
         return self._offer.definitions(self._provider_model(), self.messages)
-
-    async def _complete(self, stream: bool) -> Any:
-        model = request_model(self.model, check_api(self.api), routed=self.router is not None)
-        kwargs: dict[str, Any] = {**self.params, "model": model, "messages": list(self.messages)}
-        tools = self._offer.definitions(self._provider_model(), self.messages)
-        if tools:
-            kwargs["tools"] = tools
-        mark_breakpoints(kwargs, self._provider_model(), self.prompt_cache)
-        if stream:
-            kwargs["stream"] = True
-            if "stream_options" not in kwargs and _llm.streams_usage(self._provider_model()):
-                kwargs["stream_options"] = {"include_usage": True}  # else LiteLLM drops the stream's usage
-        return await _llm.acompletion(router=self.router, **kwargs)
-
-    async def _run(self, stream: bool, start: int) -> AsyncGenerator[Chunk, None]:
-        """Model turns and tool rounds until the model answers in text; yields chunks and tool events.
-
-        If the model fails before answering, the messages from ``start`` on (this turn's question)
-        are removed, so the question can simply be asked again. If the caller leaves a stream while
-        the model is writing, the text shown so far stays in the history as the model's answer.
-        """
-        answered = False
-        rounds = 0
-        self._turn_usage = Usage()
-        try:
-            # LiteLLM's first-use work, off the loop; its tokenizer only where tokens are counted: for tools,
-            # and for a streamed answer (LiteLLM counts the tokens of a stream that reports no usage)
-            await _llm.prepare(self._provider_model(), self.router, tokens=stream or len(self._tools) > 0)
-            while True:
-                if stream:
-                    assembler = TurnAssembler()
-                    response = await self._complete(stream=True)
-                    try:
-                        async for raw in response:
-                            for chunk in assembler.add(raw):
-                                yield chunk
-                    except (GeneratorExit, asyncio.CancelledError):  # the caller left mid-answer
-                        answered = self._keep_partial(assembler) or answered
-                        raise
-                    message = assembler.message()
-                else:
-                    message = message_from_response(await self._complete(stream=False))
-                self._count_usage(message)
-                self.messages.append(message.to_dict())
-                self.last_message = message
-                answered = True
-                for hook in self._hooks["new_message"]:
-                    await _call(hook, message)
-                if not message.tool_calls:
-                    return
-                if rounds >= self.max_tool_rounds:
-                    error = f"Error: not run: the chat stopped after max_tool_rounds={self.max_tool_rounds} rounds."
-                    self._answer_unanswered(error)
-                    raise ToolLoopLimitError(self.max_tool_rounds, message)
-                rounds += 1
-                async with aclosing(self._run_tools(message.tool_calls, events=stream)) as events:
-                    async for event in events:
-                        yield event
-        finally:
-            if not answered:  # the model never answered: undo this turn's question so it can be asked again
-                del self.messages[start:]
-            else:
-                self._answer_unanswered(_INTERRUPTED)
-
-    def _count_usage(self, message: Message) -> None:
-        """Add one model request's tokens and cost to the turn's and the chat's usage."""
-        prompt, completion = message.input_tokens or 0, message.output_tokens or 0
-        cache_read, cache_write = message.cache_read_tokens or 0, message.cache_write_tokens or 0
-        model = self._provider_model()
-        cost = _llm.completion_cost(model, message.raw, prompt_tokens=prompt, completion_tokens=completion,
-                                    cache_read_tokens=cache_read, cache_write_tokens=cache_write)
-        request = Usage(prompt, completion, cost, 1, cache_read, cache_write)
-        self._turn_usage = self._turn_usage + request
-        self.usage = self.usage + request
-        message.usage = self._turn_usage
-        self._last_prompt_tokens = prompt + completion
-
-    async def _run_tools(self, calls: list[ToolCall], events: bool) -> AsyncGenerator[Chunk, None]:
-        """Run one round of tool calls concurrently, append their messages, and yield start/end events."""
-        queue: asyncio.Queue[Chunk] | None = asyncio.Queue() if events else None
-        model = self._provider_model()
-        prompt = self._last_prompt_tokens or _llm.count_tokens(model, messages=self.messages)
-        budget = self._offer.result_budget_for(model, prompt, len(calls))
-
-        async def run(call: ToolCall) -> ToolResult:
-            for hook in self._hooks["tool_call"]:
-                await _call(hook, call)
-            if queue is not None:
-                queue.put_nowait(Chunk(event="tool_start", tool_call=call))
-            if self._offer.handles(call.name):
-                result = await self._offer.run_builtin(call, model, budget, run)  # run: code mode's inner calls
-            else:
-                result = self._offer.cut(await run_call(self._tools, call, timeout=self.tool_timeout), model, budget)
-            for hook in self._hooks["tool_result"]:
-                await _call(hook, result, call) if _arity(hook) < 2 else await _call(hook, call, result)
-            if queue is not None:
-                queue.put_nowait(Chunk(event="tool_end", tool_call=call, tool_result=result))
-            return result
-
-        gathered = asyncio.gather(*(run(call) for call in calls))
-        waiter: asyncio.Future[Chunk] | None = None
-        try:
-            if queue is not None:
-                while not gathered.done() or not queue.empty():
-                    if not queue.empty():
-                        yield queue.get_nowait()
-                        continue
-                    waiter = asyncio.ensure_future(queue.get())
-                    await asyncio.wait([waiter, gathered], return_when=asyncio.FIRST_COMPLETED)  # type: ignore[type-var]
-                    if waiter.done():
-                        yield waiter.result()
-                    else:
-                        waiter.cancel()
-            results = await gathered
-        finally:
-            if waiter is not None and not waiter.done():  # left mid-wait (cancelled, or the caller stopped):
-                waiter.cancel()  # a pending queue.get() task would be reported as destroyed at exit
-            if not gathered.done():
-                gathered.cancel()
-                await asyncio.gather(gathered, return_exceptions=True)
-        self.messages.extend(ToolResult.batch_messages([(c.id, r) for c, r in zip(calls, results, strict=True)],
-                                                       model=self._provider_model()))
-
-    def _keep_partial(self, assembler: TurnAssembler) -> bool:
-        """Append the text of an interrupted streamed turn as the assistant message; True if there was any."""
-        partial = assembler.partial()
-        if partial is None:
-            return False
-        self.messages.append(partial.to_dict())
-        self.last_message = partial
-        return True
-
-    def _answer_unanswered(self, text: str) -> None:
-        """Give every tool call of the last assistant message that has no tool message an error answer."""
-        for index in range(len(self.messages) - 1, -1, -1):
-            message = self.messages[index]
-            if message.get("role") == "assistant":
-                break
-        else:
-            return
-        calls = message.get("tool_calls") or []
-        answered = {m.get("tool_call_id") for m in self.messages[index + 1:] if m.get("role") == "tool"}
-        missing = [{"role": "tool", "tool_call_id": c["id"], "content": text} for c in calls if c["id"] not in answered]
-        if missing:  # tool messages go right after the assistant message and its other tool messages
-            position = index + 1
-            while position < len(self.messages) and self.messages[position].get("role") == "tool":
-                position += 1
-            self.messages[position:position] = missing

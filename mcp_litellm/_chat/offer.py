@@ -11,7 +11,6 @@ from mcp_litellm._chat.code_mode import CodeModeOffer, RunInner
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
 from mcp_litellm._chat.tool_embedding import FUSED, EmbeddingRanker, embedding_settings, fuse, tool_text
-from mcp_litellm._chat.tool_loop import ToolBox, server_of
 from mcp_litellm._chat.tool_search import (
     BROWSE_LIMIT,
     READ_RESULT_TOOL,
@@ -27,6 +26,7 @@ from mcp_litellm._chat.tool_search import (
     server_summary,
     server_text,
 )
+from mcp_litellm._chat.toolbox import ToolBox, server_of
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
 

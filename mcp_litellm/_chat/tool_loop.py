@@ -1,215 +1,289 @@
-"""The tools a chat offers and how one round of the model's tool calls is run.
+"""The tool loop of a chat: ask the model, run the tools it calls, ask again, until it answers in text.
 
-``ToolBox`` holds MCP tools and local Python functions under the names the model sees. ``run_call``
-turns one :class:`ToolCall` into a :class:`ToolResult`, whatever goes wrong: unknown names, arguments
-that are not JSON, a tool that fails, times out or whose server died all become error results the
-model can read, so the conversation carries on and every call gets its answer.
+One turn (``ToolLoop.run``) is a sequence of steps; a step (``ToolLoop.step``) is one model request
+(``ToolLoop.generate``: streamed or not, it gives the chunks and the assistant :class:`Message`) and,
+when the model asked for tools, one round of them (``ToolLoop.run_round``): the round's calls run
+concurrently in a task group, each answered by one tool message. Every call, whoever makes it, goes
+through ``ToolLoop.run_one_call``: ``tool_call`` hooks, the ``tool_start`` event, the tool or built-in,
+the result budget, ``tool_result`` hooks, the ``tool_end`` event.
+
+``run_call`` turns one :class:`ToolCall` into a :class:`ToolResult`, whatever goes wrong: unknown
+names, arguments that are not JSON, a tool that fails, times out or whose server died all become error
+results the model can read, so the conversation carries on and every call gets its answer.
+
+What a turn leaves in ``chat.messages``: if the model fails before answering, the messages of this turn
+(its question) are removed, so the question can simply be asked again. If the caller leaves a stream
+while the model is writing, the text shown so far stays as the model's answer. Tool calls left without
+an answer (the caller left mid-round, ``max_tool_rounds`` reached) get an error tool message each, so
+the history stays valid for every provider.
 """
 
 from __future__ import annotations
 
-import inspect
-import json
+import asyncio
 import logging
-import typing
-from collections.abc import Callable, Iterable, Mapping
+import math
+import sys
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from mcp_litellm._chat.message import ToolCall, parse_arguments
+from mcp_litellm import _llm
+from mcp_litellm._chat.hooks import MessageContext, ToolContext
+from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arguments
+from mcp_litellm._chat.prompt_cache import mark_breakpoints
+from mcp_litellm._chat.responses_api import check_api, request_model
+from mcp_litellm._chat.stream import TurnAssembler, message_from_response
+from mcp_litellm._chat.toolbox import LocalTool, ToolBox
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
-from mcp_litellm._core.naming import safe_tool_name
-from mcp_litellm._core.user_code import call_user_code, is_async_callable
+from mcp_litellm._core.errors import MCPLiteLLMError, ToolLoopLimitError
+from mcp_litellm._core.user_code import is_async_callable
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup
+
+if TYPE_CHECKING:
+    from mcp_litellm._chat.chat import Chat
 
 logger = logging.getLogger("mcp_litellm")
 
+Emit = Callable[[Chunk], None]
+"""Where ``tool_start`` / ``tool_end`` events go (``None``: nowhere, when the answer is not streamed)."""
+
 _NAME_LIMIT = 30  # how many tool names an "unknown tool" answer lists
+INTERRUPTED = "Tool call was not run: the conversation was interrupted before it ran."
 
 
-@dataclass(eq=False)
-class LocalTool:
-    """A Python function offered to the model next to MCP tools.
+@dataclass
+class _Turn:
+    """What one turn has done so far."""
 
-    ``definition`` is the LiteLLM/OpenAI tool dict; ``function`` is called with the arguments as
-    keywords (sync functions run on the bounded worker pool of ``_core.user_code``, async ones are
-    awaited).
-    """
-
-    definition: dict[str, Any]
-    function: Callable[..., Any]
-
-    @property
-    def name(self) -> str:
-        """The tool name the model sees."""
-        return str(self.definition["function"]["name"])
-
-    async def arun(self, arguments: dict[str, Any]) -> ToolResult:
-        """Call the function and wrap what it returns as a :class:`ToolResult`."""
-        value = await call_user_code(self.function, **arguments)
-        if isinstance(value, ToolResult):
-            return value
-        from mcp_types import TextContent
-
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        return ToolResult(content=[TextContent(type="text", text=text)], tool_name=self.name)
+    stream: bool
+    rounds: int = 0
+    done: bool = False
 
 
-def _schema_of(function: Callable[..., Any]) -> dict[str, Any]:
-    """A JSON schema for ``function``'s keyword parameters, from its type hints (pydantic)."""
-    import pydantic
+class ToolLoop:
+    """Runs the turns of one :class:`Chat`: its messages, tools, hooks, limits and usage are the chat's."""
 
-    try:
-        hints = typing.get_type_hints(function)
-    except Exception:  # unresolvable annotations: fall back to "any value"
-        hints = {}
-    fields: dict[str, Any] = {}
-    for name, parameter in inspect.signature(function).parameters.items():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
-            continue
-        default = ... if parameter.default is parameter.empty else parameter.default
-        fields[name] = (hints.get(name, Any), default)
-    model = pydantic.create_model(getattr(function, "__name__", "tool"), **fields)
-    schema: dict[str, Any] = model.model_json_schema()
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    return schema
+    def __init__(self, chat: Chat) -> None:
+        self.chat = chat
+        self.turn_usage = Usage()
+        """Tokens and cost of the model requests of the current (or last) turn."""
+        self._last_prompt_tokens = 0
 
+    # -- a turn ------------------------------------------------------------------------------------
 
-def local_tool(item: Any) -> LocalTool:
-    """A :class:`LocalTool` from a function, a ``(tool dict, function)`` pair, or a tool dict with a
-    ``"function"`` callable under the key ``"callable"``."""
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1]):
-        return LocalTool(_checked_definition(item[0]), item[1])
-    if isinstance(item, Mapping):
-        function = item.get("callable")
-        if not callable(function):
-            raise ConfigError(
-                f"the tool dict {_dict_name(item)!r} has no Python function to run: pass it as a (tool_dict, "
-                "function) pair, or put the function under the key 'callable'"
-            )
-        definition = {k: v for k, v in item.items() if k != "callable"}
-        return LocalTool(_checked_definition(definition), function)
-    if callable(item) and not isinstance(item, type):
-        name = safe_tool_name(getattr(item, "__name__", "tool"))
-        doc = inspect.getdoc(item) or ""
-        description = doc.split("\n\n", 1)[0].strip() or name
-        return LocalTool({"type": "function", "function": {"name": name, "description": description,
-                                                           "parameters": _schema_of(item)}}, item)
-    raise ConfigError(
-        f"with_tools() takes MCP tools, Python functions, (tool_dict, function) pairs or tool dicts with a "
-        f"'callable'; got {type(item).__name__}"
-    )
+    async def run(self, stream: bool, start: int) -> AsyncGenerator[Chunk, None]:
+        """Steps until the model answers in text; yields chunks (when ``stream``) and tool events.
 
+        ``start`` is where this turn's messages (its question) begin in ``chat.messages``.
+        """
+        chat = self.chat
+        asked = len(chat.messages)
+        self.turn_usage = Usage()
+        turn = _Turn(stream)
+        try:
+            # LiteLLM's first-use work, off the loop; its tokenizer only where tokens are counted: for tools,
+            # and for a streamed answer (LiteLLM counts the tokens of a stream that reports no usage)
+            await _llm.prepare(chat._provider_model(), chat.router, tokens=stream or len(chat._tools) > 0)
+            while not turn.done:
+                async with aclosing(self.step(turn)) as chunks:
+                    async for chunk in chunks:
+                        yield chunk
+        finally:
+            if len(chat.messages) == asked:  # the model never answered: undo the question so it can be asked again
+                del chat.messages[start:]
+            else:
+                answer_unanswered(chat.messages, INTERRUPTED)
 
-def _dict_name(definition: Mapping[str, Any]) -> str:
-    function = definition.get("function")
-    return str(function.get("name")) if isinstance(function, Mapping) else "?"
+    async def step(self, turn: _Turn) -> AsyncGenerator[Chunk, None]:
+        """One model request; when the answer calls tools, one round of them (``turn.done`` when it does not)."""
+        message: Message | None = None
+        async with aclosing(self.generate(turn.stream)) as pieces:
+            async for piece in pieces:
+                if isinstance(piece, Message):
+                    message = piece
+                else:
+                    yield piece
+        assert message is not None
+        await self._add_answer(message, turn.rounds)
+        if not message.tool_calls:
+            turn.done = True
+            return
+        limit = self.chat.max_tool_rounds
+        if turn.rounds >= limit:
+            error = f"Error: not run: the chat stopped after max_tool_rounds={limit} rounds."
+            answer_unanswered(self.chat.messages, error)
+            raise ToolLoopLimitError(limit, message)
+        turn.rounds += 1
+        async with aclosing(self.run_round(message.tool_calls, events=turn.stream)) as events:
+            async for event in events:
+                yield event
 
+    # -- one model request -------------------------------------------------------------------------
 
-def _checked_definition(definition: Mapping[str, Any]) -> dict[str, Any]:
-    function = definition.get("function")
-    if definition.get("type", "function") != "function" or not isinstance(function, Mapping):
-        raise ConfigError('a tool dict must look like {"type": "function", "function": {"name": ..., '
-                          '"description": ..., "parameters": {...}}}')
-    name = function.get("name")
-    if not isinstance(name, str) or safe_tool_name(name) != name:
-        raise ConfigError(f"tool name {name!r} is not valid for LLM providers: use 1-64 characters "
-                          "from a-z, A-Z, 0-9, '_' and '-'")
-    return {"type": "function", "function": {"parameters": {"type": "object", "properties": {}}, **function}}
+    async def generate(self, stream: bool) -> AsyncGenerator[Chunk | Message, None]:
+        """One model request: its chunks when ``stream``, then the assistant :class:`Message` (last).
 
+        If the caller leaves while a streamed answer is being written, the text received so far is added
+        to the conversation as the model's answer (``chat.last_message``)."""
+        if not stream:
+            yield message_from_response(await self._complete(stream=False))
+            return
+        assembler = TurnAssembler()
+        response = await self._complete(stream=True)
+        try:
+            async for raw in response:
+                for chunk in assembler.add(raw):
+                    yield chunk
+        except (GeneratorExit, asyncio.CancelledError):  # the caller left mid-answer
+            partial = assembler.partial()
+            if partial is not None:
+                self.chat.messages.append(partial.to_dict())
+                self.chat.last_message = partial
+            raise
+        yield assembler.message()
 
-class ToolBox:
-    """The tools of one chat, by the name the model sees, with their definitions cached per model."""
+    async def _complete(self, stream: bool) -> Any:
+        chat = self.chat
+        model = request_model(chat.model, check_api(chat.api), routed=chat.router is not None)
+        kwargs: dict[str, Any] = {**chat.params, "model": model, "messages": list(chat.messages)}
+        tools = chat.tool_definitions()
+        if tools:
+            kwargs["tools"] = tools
+        mark_breakpoints(kwargs, chat._provider_model(), chat.prompt_cache)
+        if stream:
+            kwargs["stream"] = True
+            if "stream_options" not in kwargs and _llm.streams_usage(chat._provider_model()):
+                kwargs["stream_options"] = {"include_usage": True}  # else LiteLLM drops the stream's usage
+        return await _llm.acompletion(router=chat.router, **kwargs)
 
-    def __init__(self) -> None:
-        self._tools: dict[str, Tool | LocalTool] = {}
-        self._definitions: dict[str | None, list[dict[str, Any]]] = {}
-        self.version = 0
-        """Grows with every change (so indexes built from the tools know when to rebuild)."""
+    async def _add_answer(self, message: Message, rounds: int) -> None:
+        """Count the request's usage, add the answer to the conversation, and tell ``new_message`` hooks."""
+        chat = self.chat
+        prompt, completion = message.input_tokens or 0, message.output_tokens or 0
+        cache_read, cache_write = message.cache_read_tokens or 0, message.cache_write_tokens or 0
+        cost = _llm.completion_cost(chat._provider_model(), message.raw, prompt_tokens=prompt,
+                                    completion_tokens=completion, cache_read_tokens=cache_read,
+                                    cache_write_tokens=cache_write)
+        request = Usage(prompt, completion, cost, 1, cache_read, cache_write)
+        self.turn_usage = self.turn_usage + request
+        chat.usage = chat.usage + request
+        message.usage = self.turn_usage
+        self._last_prompt_tokens = prompt + completion
+        chat.messages.append(message.to_dict())
+        chat.last_message = message
+        await chat._hooks.new_message(message, MessageContext(chat, rounds))
 
-    def __len__(self) -> int:
-        return len(self._tools)
+    # -- one round of tools ------------------------------------------------------------------------
 
-    def __iter__(self) -> typing.Iterator[Tool | LocalTool]:
-        return iter(self._tools.values())
+    async def run_round(self, calls: list[ToolCall], *, events: bool) -> AsyncGenerator[Chunk, None]:
+        """Run one round of tool calls concurrently and append their tool messages; with ``events``, yield
+        each call's ``tool_start`` and ``tool_end`` as they happen.
 
-    def clear(self) -> None:
-        """Remove every tool."""
-        self._tools.clear()
-        self._definitions.clear()
-        self.version += 1
-
-    def add(self, items: Iterable[Any]) -> None:
-        """Add MCP tools, local functions and tool dicts (lists and tuples of tools are flattened)."""
-        for item in _flatten(items):
-            tool = item if isinstance(item, Tool) else local_tool(item)
-            current = self._tools.get(tool.name)
-            if current is not None and not _same(current, tool):
-                raise ConfigError(
-                    f"two different tools are named {tool.name!r}{_origins(current, tool)}: create the clients "
-                    "with with_prefix=True (or use ml.ClientGroup, which prefixes clashing names), or leave one out"
-                )
-            self._tools[tool.name] = tool
-        self._definitions.clear()
-        self.version += 1
-
-    def get(self, name: str) -> Tool | LocalTool | None:
-        """The tool the model calls ``name``, or ``None``."""
-        return self._tools.get(name)
-
-    @property
-    def names(self) -> list[str]:
-        """The names the model sees."""
-        return list(self._tools)
-
-    def ordered(self) -> list[Tool | LocalTool]:
-        """The tools by server, then name (local functions first): the order definitions are sent in,
-        the same in every request, so providers' prompt caches keep matching."""
-        return sorted(self._tools.values(), key=lambda t: (server_of(t), t.name))
-
-    def definitions(self, model: str | None) -> list[dict[str, Any]]:
-        """LiteLLM tool definitions for ``model`` (its provider's schema rules applied), in :meth:`ordered`
-        order, cached."""
-        cached = self._definitions.get(model)
-        if cached is None:
-            cached = [t.to_litellm(model) if isinstance(t, Tool) else t.definition for t in self.ordered()]
-            self._definitions[model] = cached
-        return cached
-
-
-def server_of(tool: Tool | LocalTool) -> str:
-    """The name of the server offering ``tool`` (``""`` for a local function)."""
-    return tool.client.name if isinstance(tool, Tool) else ""
-
-
-def _flatten(items: Iterable[Any]) -> typing.Iterator[Any]:
-    for item in items:
-        if isinstance(item, list | set | frozenset) or (isinstance(item, tuple) and not _is_pair(item)):
-            yield from _flatten(item)
+        The round runs in a task group of its own (in a task of its own when it has events to yield, so
+        that no task group is held open across a ``yield``); leaving early cancels it."""
+        if not events:
+            results = await self.answer_round(calls, None)
         else:
-            yield item
+            send, receive = anyio.create_memory_object_stream[Chunk](math.inf)
+
+            def emit(chunk: Chunk) -> None:
+                with suppress(anyio.BrokenResourceError):  # the caller left: nobody reads the events
+                    send.send_nowait(chunk)
+
+            async def answer() -> list[ToolResult]:
+                with send:  # closed when the round is over, which ends the events below
+                    return await self.answer_round(calls, emit)
+
+            round_task = asyncio.ensure_future(answer())
+            try:
+                with receive:
+                    async for event in receive:
+                        yield event
+                results = await round_task
+            finally:
+                if not round_task.done():  # the caller left or was cancelled: so is the round
+                    round_task.cancel()
+                    await asyncio.wait([round_task])
+        self.chat.messages.extend(ToolResult.batch_messages(
+            [(c.id, r) for c, r in zip(calls, results, strict=True)], model=self.chat._provider_model()))
+
+    async def answer_round(self, calls: list[ToolCall], emit: Emit | None) -> list[ToolResult]:
+        """The results of one round's ``calls``, run concurrently, in the order of the calls."""
+        model = self.chat._provider_model()
+        prompt = self._last_prompt_tokens or _llm.count_tokens(model, messages=self.chat.messages)
+        budget = self.chat._offer.result_budget_for(model, prompt, len(calls))
+        results: dict[int, ToolResult] = {}
+
+        async def answer(index: int, call: ToolCall) -> None:
+            results[index] = await self.run_one_call(call, emit=emit, budget=budget)
+
+        try:
+            async with anyio.create_task_group() as group:
+                for index, call in enumerate(calls):
+                    group.start_soon(answer, index, call)
+        except BaseExceptionGroup as failed:  # a call failed outside its result (a bug): raise it as itself
+            if len(failed.exceptions) == 1:
+                raise failed.exceptions[0] from None
+            raise
+        return [results[index] for index in range(len(calls))]
+
+    async def run_one_call(self, call: ToolCall, *, emit: Emit | None, budget: int,
+                           origin: str = "model") -> ToolResult:
+        """Run one tool call the way every call runs: ``tool_call`` hooks, a ``tool_start`` event, the tool
+        (or the chat's built-in tool of that name), the result cut to ``budget`` tokens, ``tool_result``
+        hooks, a ``tool_end`` event. Never raises for the tool's sake: failures are error results.
+
+        ``emit`` receives the events (``None``: no events); ``origin`` says who made the call (the hooks'
+        :attr:`ToolContext.origin`)."""
+        chat = self.chat
+        tool = chat._tools.get(call.name)
+        mcp_tool = tool if isinstance(tool, Tool) else None
+        context = ToolContext(chat=chat, call=call, tool_name=call.name,
+                              server=mcp_tool.client.name if mcp_tool else None, tool=mcp_tool, origin=origin)
+        await chat._hooks.tool_call(call, context)
+        if emit is not None:
+            emit(Chunk(event="tool_start", tool_call=call))
+        result = await self._execute(call, emit=emit, budget=budget)
+        await chat._hooks.tool_result(result, context)
+        if emit is not None:
+            emit(Chunk(event="tool_end", tool_call=call, tool_result=result))
+        return result
+
+    async def _execute(self, call: ToolCall, *, emit: Emit | None, budget: int) -> ToolResult:
+        """The one place a call is routed: to a built-in tool of the chat, or to the tool of that name."""
+        chat = self.chat
+        model = chat._provider_model()
+        if chat._offer.handles(call.name):
+            async def run_inner(inner: ToolCall) -> ToolResult:  # code mode: each call its program makes
+                return await self.run_one_call(inner, emit=emit, budget=budget, origin="code")
+
+            return await chat._offer.run_builtin(call, model, budget, run_inner)
+        return chat._offer.cut(await run_call(chat._tools, call, timeout=chat.tool_timeout), model, budget)
 
 
-def _is_pair(item: tuple[Any, ...]) -> bool:
-    return len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1])
-
-
-def _same(a: Tool | LocalTool, b: Tool | LocalTool) -> bool:
-    if isinstance(a, Tool) and isinstance(b, Tool):
-        return a.client is b.client and a.mcp_name == b.mcp_name
-    return a is b or (isinstance(a, LocalTool) and isinstance(b, LocalTool) and a.function is b.function)
-
-
-def _origins(a: Tool | LocalTool, b: Tool | LocalTool) -> str:
-    def origin(tool: Tool | LocalTool) -> str:
-        return f"server {tool.client.name!r}" if isinstance(tool, Tool) else "a local function"
-
-    return f" ({origin(a)} and {origin(b)})"
+def answer_unanswered(messages: list[dict[str, Any]], text: str) -> None:
+    """Give every tool call of the last assistant message that has no tool message an error answer."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "assistant":
+            break
+    else:
+        return
+    calls = message.get("tool_calls") or []
+    answered = {m.get("tool_call_id") for m in messages[index + 1:] if m.get("role") == "tool"}
+    missing = [{"role": "tool", "tool_call_id": c["id"], "content": text} for c in calls if c["id"] not in answered]
+    if missing:  # tool messages go right after the assistant message and its other tool messages
+        position = index + 1
+        while position < len(messages) and messages[position].get("role") == "tool":
+            position += 1
+        messages[position:position] = missing
 
 
 async def _run_local(tool: LocalTool, arguments: dict[str, Any], timeout: float | None) -> ToolResult:

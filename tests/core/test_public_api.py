@@ -17,9 +17,9 @@ from tests.servers.fixture_server import build_server
 
 PUBLIC = [
     "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion",
-    "Config", "ConfigError", "MCPLiteLLMError", "MemoryConfig", "Message", "NotFoundError", "Prompt",
-    "PromptArgument", "RequestTimeoutError", "Resource", "ResourceTemplate", "ServerError", "SseConfig",
-    "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall", "ToolLoopLimitError", "ToolResult",
+    "Config", "ConfigError", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext", "NotFoundError",
+    "Prompt", "PromptArgument", "RequestTimeoutError", "Resource", "ResourceTemplate", "ServerError", "SseConfig",
+    "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall", "ToolContext", "ToolLoopLimitError", "ToolResult",
     "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
     "configure", "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools",
     "use_running_loop",
@@ -54,11 +54,13 @@ def test_public_classes_show_as_the_package():
 
 
 def test_type_hints_of_public_dataclasses_still_resolve():
-    for cls in (ml.Usage, ml.Message, ml.ToolCall, ml.Config, ml.Completion, ml.PromptArgument):
+    for cls in (ml.Usage, ml.Message, ml.ToolCall, ml.Config, ml.Completion, ml.PromptArgument, ml.ToolContext,
+                ml.MessageContext):
         assert dataclasses.is_dataclass(cls)
         hints = typing.get_type_hints(cls)
         assert hints, cls
     assert typing.get_type_hints(ml.Usage)["prompt_tokens"] is int
+    assert typing.get_type_hints(ml.ToolContext)["chat"] is ml.Chat
 
 
 def _formatted(error: BaseException) -> str:

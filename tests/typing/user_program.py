@@ -113,6 +113,9 @@ def sync_use() -> None:
         chat.on_tool_result(lambda result: print(result.text))
         chat.on_tool_result(lambda call, result: print(call.id, result.is_error))
         chat.on_new_message(lambda message: print(message.role)).on_new_message(lambda: None)
+        chat.on_tool_call(lambda call, context: print(call.id, context.server, context.origin), context=True)
+        chat.on_tool_result(lambda result, context: print(result.text, context.call.name, context.tool), context=True)
+        chat.on_new_message(lambda message, context: print(message.text, context.round), context=True)
         reply: ml.Message = chat.ask("Add 1 and 2", on_chunk=lambda chunk: print(chunk.content or "", end=""))
         print(reply.text, reply.input_tokens, chat.ask_prompt(prompt, {"code": "x"}).content)
         for chunk in chat.stream("Again"):

@@ -16,7 +16,7 @@ from mcp_litellm._chat.code_mode.sandbox import Outcome, run_program
 from mcp_litellm._chat.code_mode.settings import CodeMode
 from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, parameter_order, stub_text, unwrap_result
 from mcp_litellm._chat.message import ToolCall, parse_arguments
-from mcp_litellm._chat.tool_loop import LocalTool, ToolBox
+from mcp_litellm._chat.toolbox import LocalTool, ToolBox
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError

@@ -1,0 +1,202 @@
+"""The tools a chat offers: MCP tools and local Python functions, under the names the model sees.
+
+``ToolBox`` holds them, checks that two different tools never share a name, and caches their LiteLLM
+definitions per model; ``LocalTool`` wraps a Python function (its schema from its type hints). Running a
+call is the tool loop's business (``_chat/tool_loop.py``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.naming import safe_tool_name
+from mcp_litellm._core.user_code import call_user_code
+
+
+@dataclass(eq=False)
+class LocalTool:
+    """A Python function offered to the model next to MCP tools.
+
+    ``definition`` is the LiteLLM/OpenAI tool dict; ``function`` is called with the arguments as
+    keywords (sync functions run on the bounded worker pool of ``_core.user_code``, async ones are
+    awaited).
+    """
+
+    definition: dict[str, Any]
+    function: Callable[..., Any]
+
+    @property
+    def name(self) -> str:
+        """The tool name the model sees."""
+        return str(self.definition["function"]["name"])
+
+    async def arun(self, arguments: dict[str, Any]) -> ToolResult:
+        """Call the function and wrap what it returns as a :class:`ToolResult`."""
+        value = await call_user_code(self.function, **arguments)
+        if isinstance(value, ToolResult):
+            return value
+        from mcp_types import TextContent
+
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        return ToolResult(content=[TextContent(type="text", text=text)], tool_name=self.name)
+
+
+def _schema_of(function: Callable[..., Any]) -> dict[str, Any]:
+    """A JSON schema for ``function``'s keyword parameters, from its type hints (pydantic)."""
+    import pydantic
+
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception:  # unresolvable annotations: fall back to "any value"
+        hints = {}
+    fields: dict[str, Any] = {}
+    for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
+            continue
+        default = ... if parameter.default is parameter.empty else parameter.default
+        fields[name] = (hints.get(name, Any), default)
+    model = pydantic.create_model(getattr(function, "__name__", "tool"), **fields)
+    schema: dict[str, Any] = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+def local_tool(item: Any) -> LocalTool:
+    """A :class:`LocalTool` from a function, a ``(tool dict, function)`` pair, or a tool dict with a
+    ``"function"`` callable under the key ``"callable"``."""
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1]):
+        return LocalTool(_checked_definition(item[0]), item[1])
+    if isinstance(item, Mapping):
+        function = item.get("callable")
+        if not callable(function):
+            raise ConfigError(
+                f"the tool dict {_dict_name(item)!r} has no Python function to run: pass it as a (tool_dict, "
+                "function) pair, or put the function under the key 'callable'"
+            )
+        definition = {k: v for k, v in item.items() if k != "callable"}
+        return LocalTool(_checked_definition(definition), function)
+    if callable(item) and not isinstance(item, type):
+        name = safe_tool_name(getattr(item, "__name__", "tool"))
+        doc = inspect.getdoc(item) or ""
+        description = doc.split("\n\n", 1)[0].strip() or name
+        return LocalTool({"type": "function", "function": {"name": name, "description": description,
+                                                           "parameters": _schema_of(item)}}, item)
+    raise ConfigError(
+        f"with_tools() takes MCP tools, Python functions, (tool_dict, function) pairs or tool dicts with a "
+        f"'callable'; got {type(item).__name__}"
+    )
+
+
+def _dict_name(definition: Mapping[str, Any]) -> str:
+    function = definition.get("function")
+    return str(function.get("name")) if isinstance(function, Mapping) else "?"
+
+
+def _checked_definition(definition: Mapping[str, Any]) -> dict[str, Any]:
+    function = definition.get("function")
+    if definition.get("type", "function") != "function" or not isinstance(function, Mapping):
+        raise ConfigError('a tool dict must look like {"type": "function", "function": {"name": ..., '
+                          '"description": ..., "parameters": {...}}}')
+    name = function.get("name")
+    if not isinstance(name, str) or safe_tool_name(name) != name:
+        raise ConfigError(f"tool name {name!r} is not valid for LLM providers: use 1-64 characters "
+                          "from a-z, A-Z, 0-9, '_' and '-'")
+    return {"type": "function", "function": {"parameters": {"type": "object", "properties": {}}, **function}}
+
+
+class ToolBox:
+    """The tools of one chat, by the name the model sees, with their definitions cached per model."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool | LocalTool] = {}
+        self._definitions: dict[str | None, list[dict[str, Any]]] = {}
+        self.version = 0
+        """Grows with every change (so indexes built from the tools know when to rebuild)."""
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> typing.Iterator[Tool | LocalTool]:
+        return iter(self._tools.values())
+
+    def clear(self) -> None:
+        """Remove every tool."""
+        self._tools.clear()
+        self._definitions.clear()
+        self.version += 1
+
+    def add(self, items: Iterable[Any]) -> None:
+        """Add MCP tools, local functions and tool dicts (lists and tuples of tools are flattened)."""
+        for item in _flatten(items):
+            tool = item if isinstance(item, Tool) else local_tool(item)
+            current = self._tools.get(tool.name)
+            if current is not None and not _same(current, tool):
+                raise ConfigError(
+                    f"two different tools are named {tool.name!r}{_origins(current, tool)}: create the clients "
+                    "with with_prefix=True (or use ml.ClientGroup, which prefixes clashing names), or leave one out"
+                )
+            self._tools[tool.name] = tool
+        self._definitions.clear()
+        self.version += 1
+
+    def get(self, name: str) -> Tool | LocalTool | None:
+        """The tool the model calls ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        """The names the model sees."""
+        return list(self._tools)
+
+    def ordered(self) -> list[Tool | LocalTool]:
+        """The tools by server, then name (local functions first): the order definitions are sent in,
+        the same in every request, so providers' prompt caches keep matching."""
+        return sorted(self._tools.values(), key=lambda t: (server_of(t), t.name))
+
+    def definitions(self, model: str | None) -> list[dict[str, Any]]:
+        """LiteLLM tool definitions for ``model`` (its provider's schema rules applied), in :meth:`ordered`
+        order, cached."""
+        cached = self._definitions.get(model)
+        if cached is None:
+            cached = [t.to_litellm(model) if isinstance(t, Tool) else t.definition for t in self.ordered()]
+            self._definitions[model] = cached
+        return cached
+
+
+def server_of(tool: Tool | LocalTool) -> str:
+    """The name of the server offering ``tool`` (``""`` for a local function)."""
+    return tool.client.name if isinstance(tool, Tool) else ""
+
+
+def _flatten(items: Iterable[Any]) -> typing.Iterator[Any]:
+    for item in items:
+        if isinstance(item, list | set | frozenset) or (isinstance(item, tuple) and not _is_pair(item)):
+            yield from _flatten(item)
+        else:
+            yield item
+
+
+def _is_pair(item: tuple[Any, ...]) -> bool:
+    return len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1])
+
+
+def _same(a: Tool | LocalTool, b: Tool | LocalTool) -> bool:
+    if isinstance(a, Tool) and isinstance(b, Tool):
+        return a.client is b.client and a.mcp_name == b.mcp_name
+    return a is b or (isinstance(a, LocalTool) and isinstance(b, LocalTool) and a.function is b.function)
+
+
+def _origins(a: Tool | LocalTool, b: Tool | LocalTool) -> str:
+    def origin(tool: Tool | LocalTool) -> str:
+        return f"server {tool.client.name!r}" if isinstance(tool, Tool) else "a local function"
+
+    return f" ({origin(a)} and {origin(b)})"
