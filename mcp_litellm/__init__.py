@@ -4,6 +4,7 @@ from mcp_litellm import handlers
 from mcp_litellm._chat.chat import Chat
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
+from mcp_litellm._client.progress import ProgressUpdate
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tasks import Task
@@ -47,6 +48,7 @@ __all__ = [
     "MCPLiteLLMError",
     "Message",
     "NotFoundError",
+    "ProgressUpdate",
     "Prompt",
     "PromptArgument",
     "Resource",

@@ -22,6 +22,7 @@ from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.connection import Connection, SessionOptions
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
+from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
@@ -123,7 +124,7 @@ class Client(CatalogMixin):
             raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, got {max_message_size!r}")
         self.max_message_size = max_message_size
         self._catalog_cache: dict[str, Any] = {}
-        self._progress_handlers: list[Any] = []
+        self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
         self._connection: Connection | None = None
         self._state_lock = threading.Lock()
         self._init_notifications()

@@ -17,7 +17,8 @@ from tests.servers.fixture_server import build_server
 
 PUBLIC = [
     "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "Completion", "Config", "ConfigError",
-    "MCPLiteLLMError", "Message", "NotFoundError", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource",
+    "MCPLiteLLMError", "Message", "NotFoundError", "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError",
+    "Resource",
     "ResourceTemplate", "ServerError", "Task", "Tool", "ToolCall", "ToolLoopLimitError", "ToolResult",
     "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
     "configure", "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools",
