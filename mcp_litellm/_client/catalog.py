@@ -8,6 +8,7 @@ templates live in ``_resource``, prompts and completion in ``_prompt``, notifica
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,9 +72,9 @@ def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
     """Give tools whose provider-safe names collide on one server distinct names (see ``distinct_names``)."""
     originals = [f"{t.client.name}{PREFIX_SEPARATOR}{t.mcp_name}" if t.client.with_prefix else t.mcp_name
                  for t in tools]
-    for tool, name in zip(tools, distinct_names([t.name for t in tools], originals), strict=True):
-        tool.name = name
-    return tools
+    names = distinct_names([t.name for t in tools], originals)
+    return [tool if tool.name == name else dataclasses.replace(tool, name=name)
+            for tool, name in zip(tools, names, strict=True)]
 
 
 # What the SDK's own callbacks answer when a server asks for a client feature that is not enabled.
@@ -107,7 +108,6 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
     max_result_chars: int | None
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
-    _catalog_cache: dict[str, Any]
     _progress_handlers: list[tuple[ProgressHandler, Shape]]
 
     if TYPE_CHECKING:  # provided by the client core (stubs here would shadow it)
@@ -128,7 +128,10 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
                                        self._make_tool, refresh, self._finish_tools)
 
     def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
-        """Distinct names over all the server's tools (so they never depend on the filter), then the filter."""
+        """Distinct names over all the server's tools (so they never depend on the filter), then the filter.
+
+        Every fresh tools listing passes here, once, before it is cached (see ``ListingMixin._cached_list``):
+        the one place to hook what a new listing brings."""
         tools = _distinct_tool_names(tools)
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 

@@ -170,8 +170,7 @@ class NotificationsMixin(ListingMixin):
             self._features.elicitation_completed(str(message.params.elicitation_id))
         elif isinstance(message, types.ResourceUpdatedNotification):
             uri = str(message.params.uri)
-            self._catalog_cache.get("contents", {}).pop(uri, None)
-            self._invalidate("contents:" + uri)
+            self._catalog_cache.drop_content(uri)
             for handler in list(self._resource_updated_handlers):
                 self._spawn(handler, uri)
 

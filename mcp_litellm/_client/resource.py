@@ -222,17 +222,17 @@ class ResourcesMixin(ListingMixin):
         return await run_async(self._find_resource(name, refresh))
 
     async def _read(self, uri: str, refresh: bool) -> ReadResourceResult:
-        contents: dict[str, ReadResourceResult] = self._catalog_cache.setdefault("contents", {})
-        if not refresh and uri in contents:
-            return contents[uri]
+        cache = self._catalog_cache
+        if not refresh and uri in cache.contents:
+            return cache.contents[uri]
         connection = await self._connected()
         self._require_capability(connection, "resources", "resources")
         meta = self._request_meta()
-        generation = self._catalog_cache.setdefault("_generation", {}).get("contents:" + uri, 0)
+        generation = cache.content_generations.get(uri, 0)
         result: ReadResourceResult = await connection.request(
             "resources/read", lambda c: c.read_resource(uri, meta=meta), self._timeout(None))  # type: ignore[arg-type]
-        if self._catalog_cache.setdefault("_generation", {}).get("contents:" + uri, 0) == generation:
-            self._catalog_cache.setdefault("contents", {})[uri] = result
+        if cache.content_generations.get(uri, 0) == generation:
+            cache.contents[uri] = result
         return result
 
     async def _read_value(self, uri: str) -> str | bytes:

@@ -29,12 +29,13 @@ def _with_spec_defaults(annotations: ToolAnnotations | None) -> ToolAnnotations:
     return ToolAnnotations(**{**_DEFAULT_ANNOTATIONS, **given})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class Tool:
     """A tool offered by an MCP server.
 
     ``name`` is what the model sees (provider-safe, maybe prefixed); ``mcp_name`` is the server's own
-    name, used on the wire.
+    name, used on the wire. Frozen: a client's cached tools are shared, so a different name (a group's
+    prefix) is a copy made with ``dataclasses.replace``.
     """
 
     name: str
