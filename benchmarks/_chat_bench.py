@@ -20,7 +20,7 @@ from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
 from tests.chat.conftest import API_BASE, LLM, MODEL, Turn, completion_body, sse, stream_chunks
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 QUESTION = "Add these five pairs of numbers."
 FINAL = "The five sums are 1, 2, 3, 4 and 5."

@@ -38,7 +38,7 @@ import mcp_litellm as ml  # noqa: E402
 from mcp_litellm._chat.tool_search import ToolIndex, entry  # noqa: E402
 from mcp_litellm._llm import litellm_module  # noqa: E402
 from tests.chat.conftest import LLM, ScriptedLLM, Turn  # noqa: E402
-from tests.llm_http import litellm_respx  # noqa: E402
+from tests.scripted_llm.respx_mock import litellm_respx  # noqa: E402
 from tests.servers.catalog_server import build_server, catalog  # noqa: E402
 
 MODEL = "openai/gpt-4o-mini"

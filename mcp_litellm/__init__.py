@@ -6,6 +6,7 @@ from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
+from mcp_litellm._client.progress import ProgressUpdate
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tasks import Task
@@ -55,6 +56,7 @@ __all__ = [
     "Message",
     "MessageContext",
     "NotFoundError",
+    "ProgressUpdate",
     "Prompt",
     "PromptArgument",
     "Resource",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.group.fake_llm import Turn, fake_llm
+from tests.scripted_llm.server import Turn, fake_llm
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_SERVER = ROOT / "tests" / "servers" / "fixture_server.py"

@@ -8,9 +8,7 @@ templates live in ``_resource``, prompts and completion in ``_prompt``, notifica
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import inspect
+import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,18 +17,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
 from mcp_litellm._client import task_protocol as _tasks
-from mcp_litellm._client.call_context import run_in_context
 from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
+from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
 from mcp_litellm._client.prompt import PromptsMixin
 from mcp_litellm._client.resource import ResourcesMixin
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
-from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
+from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
-from mcp_litellm._core.user_code import call_user_code
 
 if TYPE_CHECKING:
     from mcp_litellm._client.connection import Connection
@@ -74,19 +72,9 @@ def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
     """Give tools whose provider-safe names collide on one server distinct names (see ``distinct_names``)."""
     originals = [f"{t.client.name}{PREFIX_SEPARATOR}{t.mcp_name}" if t.client.with_prefix else t.mcp_name
                  for t in tools]
-    for tool, name in zip(tools, distinct_names([t.name for t in tools], originals), strict=True):
-        tool.name = name
-    return tools
-
-
-def _accepts_four(fn: Any) -> bool:
-    """Whether a progress handler takes a fourth positional argument (the tool name)."""
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) >= 4
+    names = distinct_names([t.name for t in tools], originals)
+    return [tool if tool.name == name else dataclasses.replace(tool, name=name)
+            for tool, name in zip(tools, names, strict=True)]
 
 
 # What the SDK's own callbacks answer when a server asks for a client feature that is not enabled.
@@ -112,51 +100,6 @@ def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) ->
                       ) from error
 
 
-class _ProgressDelivery:
-    """The progress callback of one tool call: its handlers, in the order notifications arrived.
-
-    The SDK starts each progress notification's callback as a task of its own, so without care a
-    handler could run after the call returned, or two of one call's updates out of order. Deliveries
-    take turns (a fair lock), and the call awaits :meth:`drain` before it returns.
-    """
-
-    def __init__(self, handlers: list[tuple[Any, bool]], tool_name: str, client_name: str) -> None:
-        self._handlers, self._tool_name, self._client_name = handlers, tool_name, client_name
-        self._caller = contextvars.copy_context()  # progress arrives on the session's task: run in the call's
-        self._turn = asyncio.Lock()
-        self._running = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    async def __call__(self, value: float, total: float | None, message: str | None) -> None:
-        self._running += 1
-        self._idle.clear()
-        try:
-            await run_in_context(self._caller, self._deliver(value, total, message))
-        finally:
-            self._running -= 1
-            if not self._running:
-                self._idle.set()
-
-    async def _deliver(self, value: float, total: float | None, message: str | None) -> None:
-        async with self._turn:
-            for handler, with_name in self._handlers:
-                try:
-                    await call_user_code(handler, value, total, message, *((self._tool_name,) if with_name else ()))
-                except Exception:
-                    logger.exception("progress handler for %s on %r failed", self._tool_name, self._client_name)
-
-    async def drain(self, timeout: float) -> None:
-        """Wait (up to ``timeout`` seconds) until every progress update that arrived was delivered."""
-        await asyncio.sleep(0)  # callbacks the SDK spawned with the answer get to start
-        if self._running:
-            try:
-                await asyncio.wait_for(self._idle.wait(), timeout)
-            except asyncio.TimeoutError:
-                logger.warning("progress handlers for %s on %r still running %.0f s after the call returned",
-                               self._tool_name, self._client_name, timeout)
-
-
 class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
@@ -165,8 +108,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
     max_result_chars: int | None
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
-    _catalog_cache: dict[str, Any]
-    _progress_handlers: list[ProgressHandler]
+    _progress_handlers: list[tuple[ProgressHandler, Shape]]
 
     if TYPE_CHECKING:  # provided by the client core (stubs here would shadow it)
         _features: ClientFeatures
@@ -186,7 +128,10 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
                                        self._make_tool, refresh, self._finish_tools)
 
     def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
-        """Distinct names over all the server's tools (so they never depend on the filter), then the filter."""
+        """Distinct names over all the server's tools (so they never depend on the filter), then the filter.
+
+        Every fresh tools listing passes here, once, before it is cached (see ``ListingMixin._cached_list``):
+        the one place to hook what a new listing brings."""
         tools = _distinct_tool_names(tools)
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 
@@ -203,12 +148,14 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
             task_support=task_support(sdk_tool),
         )
 
-    def tools(self, refresh: bool = False) -> list[Tool]:
+    @keyword_only("refresh")
+    def tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
         return run_sync(self._list_tools(refresh))
 
-    async def atools(self, refresh: bool = False) -> list[Tool]:
+    @keyword_only("refresh")
+    async def atools(self, *, refresh: bool = False) -> list[Tool]:
         """Async twin of :meth:`tools`."""
         return await run_async(self._list_tools(refresh))
 
@@ -224,11 +171,13 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
                 f"available: {error.listing}")) from None
         return found
 
-    def tool(self, name: str, refresh: bool = False) -> Tool:
+    @keyword_only("refresh")
+    def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` (its LiteLLM name or the server's name); ``NotFoundError`` if absent."""
         return run_sync(self._find_tool(name, refresh))
 
-    async def atool(self, name: str, refresh: bool = False) -> Tool:
+    @keyword_only("refresh")
+    async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
         return await run_async(self._find_tool(name, refresh))
 
@@ -340,10 +289,11 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
             raise ServerError(error.code, f"{error.message}: the server needs the user to open {urls}; {why}",
                               error.data, method=error.method) from error
 
-    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> _ProgressDelivery | None:
-        handlers = [(on_progress, False)] if on_progress else []
-        handlers += [(h, _accepts_four(h)) for h in self._progress_handlers]
-        return _ProgressDelivery(handlers, tool_name, self.name) if handlers else None
+    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> ProgressDelivery | None:
+        handlers: list[tuple[Any, Shape]] = [(on_progress, handler_shape(on_progress, with_tool_name=False))
+                                             ] if on_progress else []
+        handlers += self._progress_handlers
+        return ProgressDelivery(handlers, tool_name, self.name) if handlers else None
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,

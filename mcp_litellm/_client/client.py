@@ -21,7 +21,9 @@ from mcp_types import Implementation, ServerCapabilities
 from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.connection import Connection, SessionOptions
 from mcp_litellm._client.features import build_features
+from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
+from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
@@ -40,6 +42,8 @@ from mcp_litellm._transports.configs import TransportConfig
 from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
+    import mcp
+
     from mcp_litellm._core.usage import Usage
     from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
     from mcp_litellm.handlers._types import (
@@ -134,8 +138,8 @@ class Client(CatalogMixin):
         if isinstance(max_message_size, bool) or not isinstance(max_message_size, int) or max_message_size < 1024:
             raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, got {max_message_size!r}")
         self.max_message_size = max_message_size
-        self._catalog_cache: dict[str, Any] = {}
-        self._progress_handlers: list[Any] = []
+        self._catalog_cache = CatalogCache()
+        self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
         self._connection: Connection | None = None
         self._transport: Transport | None = None
         self._state_lock = threading.Lock()
@@ -413,28 +417,28 @@ class Client(CatalogMixin):
 
     # -- what the server told us -------------------------------------------------------------------
 
-    def _sdk(self) -> Any:
+    def _sdk(self) -> mcp.Client:
         return self._require_connection().client
 
     @property
     def server_info(self) -> Implementation | None:
         """The server's name and version (``None`` if a 2026-era server did not say)."""
-        return self._sdk().server_info  # type: ignore[no-any-return]
+        return self._sdk().server_info
 
     @property
     def capabilities(self) -> ServerCapabilities:
         """The capabilities the server advertised."""
-        return self._sdk().server_capabilities  # type: ignore[no-any-return]
+        return self._sdk().server_capabilities
 
     @property
     def instructions(self) -> str | None:
         """The server's usage instructions, if it sent any."""
-        return self._sdk().instructions  # type: ignore[no-any-return]
+        return self._sdk().instructions
 
     @property
     def protocol_version(self) -> str:
         """The negotiated protocol version, e.g. ``"2025-11-25"`` or ``"2026-07-28"``."""
-        return self._sdk().protocol_version  # type: ignore[no-any-return]
+        return self._sdk().protocol_version
 
     # -- plumbing for feature modules ---------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """Shared plumbing for what a server lists: pagination and a per-kind cache.
 
-The cache holds one converted list per kind (``"tools"``, ``"resources"``, ``"resource_templates"``,
-``"prompts"``) plus resource contents (``"contents"``). A list_changed notification drops its kind;
-a fetch that was in flight while the kind was dropped does not write its (stale) result back.
+The cache (:class:`CatalogCache`) holds one :class:`Listing` per kind (``tools``, ``resources``,
+``resource_templates``, ``prompts``) plus resource contents by uri. A list_changed notification drops
+its kind; a fetch that was in flight while the kind was dropped does not write its (stale) result back.
 
 On 2026-07-28 connections a list result says how long it may be cached (``ttlMs``; 0: not at all):
 listing again after that fetches it anew. Looking one item up by name (to call a tool, read a resource)
@@ -15,12 +15,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mcp_litellm._core.errors import NotFoundError, UnsupportedFeature
 
 if TYPE_CHECKING:
+    from mcp_types import ReadResourceResult
+
     from mcp_litellm._client.connection import Connection
+    from mcp_litellm._client.prompt import Prompt
+    from mcp_litellm._client.resource import Resource, ResourceTemplate
+    from mcp_litellm._client.tool import Tool
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
@@ -30,6 +36,64 @@ _CAPABILITIES = {"tools": "tools", "resources": "resources", "resource_templates
 
 MAX_PAGES = 1000
 """A server that keeps returning cursors is cut off after this many pages."""
+
+
+@dataclass
+class Listing(Generic[T]):
+    """One kind's cached list: the converted items (``None``: not fetched, or dropped), when the server's
+    ``ttlMs`` says they stop being fresh, and a generation that each drop bumps (a fetch started under an
+    older generation does not store its result)."""
+
+    items: list[T] | None = None
+    expires: float | None = None
+    generation: int = 0
+
+    def fresh(self) -> bool:
+        """Whether the items may be served to a listing (the server gave no ``ttlMs``, or it has not run out)."""
+        return self.expires is None or time.monotonic() < self.expires
+
+    def drop(self) -> None:
+        self.items, self.expires = None, None
+        self.generation += 1
+
+    def store(self, items: list[T], generation: int, ttls: list[int]) -> None:
+        """Keep ``items`` fetched under ``generation`` (unless dropped since), fresh for the shortest ``ttls``."""
+        if generation != self.generation:
+            return
+        self.items = items
+        self.expires = time.monotonic() + min(ttls) / 1000 if ttls else None
+
+
+@dataclass
+class CatalogCache:
+    """What one client caches of its server: a :class:`Listing` per kind and resource contents by uri."""
+
+    tools: Listing[Tool] = field(default_factory=Listing)
+    resources: Listing[Resource] = field(default_factory=Listing)
+    resource_templates: Listing[ResourceTemplate] = field(default_factory=Listing)
+    prompts: Listing[Prompt] = field(default_factory=Listing)
+    contents: dict[str, ReadResourceResult] = field(default_factory=dict)
+    content_generations: dict[str, int] = field(default_factory=dict)
+    """Bumped when a uri's content is dropped, so a read in flight does not store a stale result."""
+
+    def listing(self, kind: str) -> Listing[Any]:
+        """The listing of ``kind`` (``"tools"``, ``"resources"``, ``"resource_templates"``, ``"prompts"``)."""
+        if kind not in _CAPABILITIES:
+            raise KeyError(kind)
+        listing: Listing[Any] = getattr(self, kind)
+        return listing
+
+    def drop(self, kind: str | None = None) -> None:
+        """Drop the listing of ``kind``, or (``None``) everything."""
+        for name in (_CAPABILITIES if kind is None else (kind,)):
+            self.listing(name).drop()
+        if kind is None:
+            for uri in list(self.contents) + list(self.content_generations):
+                self.drop_content(uri)
+
+    def drop_content(self, uri: str) -> None:
+        self.contents.pop(uri, None)
+        self.content_generations[uri] = self.content_generations.get(uri, 0) + 1
 
 
 async def paginate(fetch: Callable[[str | None], Awaitable[Any]], items: str, *, server: str) -> list[Any]:
@@ -55,7 +119,7 @@ class ListingMixin:
     """Cached, paginated list calls; part of :class:`mcp_litellm.Client` (via ``CatalogMixin``)."""
 
     name: str
-    _catalog_cache: dict[str, Any]
+    _catalog_cache: CatalogCache
 
     if TYPE_CHECKING:  # provided by the client core
         def _require_connection(self) -> Connection: ...
@@ -63,13 +127,8 @@ class ListingMixin:
         def _timeout(self, timeout: float | None) -> float: ...
 
     def _invalidate(self, kind: str | None = None) -> None:
-        generations: dict[str, int] = self._catalog_cache.setdefault("_generation", {})
-        if kind is None:
-            self._catalog_cache.clear()
-            self._catalog_cache["_generation"] = {k: v + 1 for k, v in generations.items()}
-            return
-        self._catalog_cache.pop(kind, None)
-        generations[kind] = generations.get(kind, 0) + 1
+        """Drop the cached listing of ``kind``, or (``None``) everything the client cached."""
+        self._catalog_cache.drop(kind)
 
     def _require_capability(self, connection: Connection, capability: str, what: str) -> None:
         """``UnsupportedFeature`` unless the server advertised ``capability`` (``"tools"``, ``"prompts"``...)."""
@@ -87,15 +146,14 @@ class ListingMixin:
         allows; ``None`` (a lookup by name) uses any cached list. ``finish`` post-processes the whole
         converted list before it is cached.
         """
-        cached = self._catalog_cache.get(kind)
-        expires: float | None = self._catalog_cache.get(f"{kind}:expires")
-        fresh = expires is None or time.monotonic() < expires
-        if cached is not None and (refresh is None or (refresh is False and fresh)):
+        listing = self._catalog_cache.listing(kind)
+        cached = listing.items
+        if cached is not None and (refresh is None or (refresh is False and listing.fresh())):
             return list(cached)
         connection = await self._connected()
         self._require_capability(connection, _CAPABILITIES[kind], kind.replace("_", " "))
         timeout = self._timeout(None)
-        generation = self._catalog_cache.setdefault("_generation", {}).get(kind, 0)
+        generation = listing.generation
 
         ttls: list[int] = []
 
@@ -108,12 +166,7 @@ class ListingMixin:
         converted = [convert(item) for item in await paginate(fetch, items, server=self.name)]
         if finish is not None:
             converted = finish(converted)
-        if self._catalog_cache.setdefault("_generation", {}).get(kind, 0) == generation:
-            self._catalog_cache[kind] = converted
-            if ttls:
-                self._catalog_cache[f"{kind}:expires"] = time.monotonic() + min(ttls) / 1000
-            else:
-                self._catalog_cache.pop(f"{kind}:expires", None)
+        listing.store(converted, generation, ttls)
         return list(converted)
 
     async def _find(self, label: str, name: str, refresh: bool,

@@ -119,13 +119,28 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     except RuntimeError:
         coro.close()
         raise
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    # Ctrl-C may strike anywhere here, even inside run_coroutine_threadsafe once the work has started on
+    # the loop: the task is noted as it starts, so the work is cancelled whenever the caller gave up.
+    started: list[asyncio.Task[Any]] = []
+    abandoned = threading.Event()
+
+    async def noted() -> T:
+        task = asyncio.current_task()
+        if task is not None:
+            started.append(task)
+        if abandoned.is_set():
+            coro.close()
+            raise asyncio.CancelledError
+        return await coro
+
     try:
-        return future.result()
+        return asyncio.run_coroutine_threadsafe(noted(), loop).result()
     except MCPLiteLLMError as error:
         raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
     except BaseException:
-        future.cancel()
+        abandoned.set()
+        for task in started:
+            loop.call_soon_threadsafe(task.cancel)
         raise
 
 

@@ -25,7 +25,7 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async
-from mcp_litellm._client.tool import ProgressHandler
+from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, Shape, handler_shape
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.telemetry import trace_context
@@ -74,7 +74,7 @@ class NotificationsMixin(ListingMixin):
 
     _connection: Connection | None
     _features: ClientFeatures
-    _progress_handlers: list[Any]
+    _progress_handlers: list[tuple[ProgressHandler, Shape]]
 
     # -- hooks of the client core --------------------------------------------------------------------
 
@@ -170,8 +170,7 @@ class NotificationsMixin(ListingMixin):
             self._features.elicitation_completed(str(message.params.elicitation_id))
         elif isinstance(message, types.ResourceUpdatedNotification):
             uri = str(message.params.uri)
-            self._catalog_cache.get("contents", {}).pop(uri, None)
-            self._invalidate("contents:" + uri)
+            self._catalog_cache.drop_content(uri)
             for handler in list(self._resource_updated_handlers):
                 self._spawn(handler, uri)
 
@@ -290,13 +289,19 @@ class NotificationsMixin(ListingMixin):
     def on_progress(self, fn: Callable[[float, float | None, str | None, str], HookResult]) -> Client: ...
     @overload
     def on_progress(self, fn: Callable[[float, float | None, str | None], HookResult]) -> Client: ...
+    @overload
+    def on_progress(self, fn: Callable[[ProgressUpdate], HookResult]) -> Client: ...
     def on_progress(self, fn: ProgressHandler) -> Client:
-        """Call ``fn(progress, total, message, tool_name)`` for progress of every tool call (sync or async).
+        """Call ``fn(update)`` with a :class:`~mcp_litellm.ProgressUpdate` for progress of every tool call
+        (sync or async); ``update.tool`` and ``update.server`` say whose call reports.
 
-        ``tool_name`` is the server's name of the tool whose call reports; a handler taking only
-        three arguments is called with ``(progress, total, message)``. Returns the client.
+        Handlers of the earlier forms, ``fn(progress, total, message, tool_name)`` and
+        ``fn(progress, total, message)``, are still called that way. Returns the client.
         """
-        return self._register(self._progress_handlers, fn, "on_progress")
+        if not callable(fn):
+            raise ConfigError(f"on_progress needs a callable, got {type(fn).__name__}")
+        self._progress_handlers.append((fn, handler_shape(fn, with_tool_name=True)))
+        return self  # type: ignore[return-value]
 
     def on_list_changed(self, fn: EventHandler) -> Client:
         """Call ``fn(kind)`` when the server's ``"tools"``, ``"resources"`` or ``"prompts"`` list changed.
@@ -312,7 +317,8 @@ class NotificationsMixin(ListingMixin):
 
     def off_progress(self, fn: ProgressHandler) -> Client:
         """Stop calling ``fn`` (undoes :meth:`on_progress`; an unknown ``fn`` is a no-op). Returns the client."""
-        return self._unregister(self._progress_handlers, fn)
+        self._progress_handlers[:] = [entry for entry in self._progress_handlers if entry[0] != fn]
+        return self  # type: ignore[return-value]
 
     def off_list_changed(self, fn: EventHandler) -> Client:
         """Stop calling ``fn`` (undoes :meth:`on_list_changed`; an unknown ``fn`` is a no-op). Returns the client."""

@@ -12,6 +12,7 @@ from mcp_types import PromptReference
 from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core.content import prompt_message
+from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, UnsupportedFeature
 
 if TYPE_CHECKING:
@@ -130,12 +131,14 @@ class PromptsMixin(ListingMixin):
         return await self._cached_list("prompts", "prompts/list", "prompts",
                                        lambda c, cursor: c.list_prompts(cursor=cursor), convert, refresh)
 
-    def prompts(self, refresh: bool = False) -> list[Prompt]:
+    @keyword_only("refresh")
+    def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """The server's prompts (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
         return run_sync(self._list_prompts(refresh))
 
-    async def aprompts(self, refresh: bool = False) -> list[Prompt]:
+    @keyword_only("refresh")
+    async def aprompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Async twin of :meth:`prompts`."""
         return await run_async(self._list_prompts(refresh))
 
@@ -143,11 +146,13 @@ class PromptsMixin(ListingMixin):
         found: Prompt = await self._find("prompt", name, refresh, self._list_prompts)
         return found
 
-    def prompt(self, name: str, refresh: bool = False) -> Prompt:
+    @keyword_only("refresh")
+    def prompt(self, name: str, *, refresh: bool = False) -> Prompt:
         """The prompt called ``name``; ``NotFoundError`` if absent."""
         return run_sync(self._find_prompt(name, refresh))
 
-    async def aprompt(self, name: str, refresh: bool = False) -> Prompt:
+    @keyword_only("refresh")
+    async def aprompt(self, name: str, *, refresh: bool = False) -> Prompt:
         """Async twin of :meth:`prompt`."""
         return await run_async(self._find_prompt(name, refresh))
 

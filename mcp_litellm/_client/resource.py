@@ -12,6 +12,7 @@ from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.prompt import Completion
 from mcp_litellm._core.content import contents_value, resource_contents_parts, simplify
+from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.uri_template import TemplateError, Variable, expand_template, parse_template
 
@@ -194,12 +195,14 @@ class ResourcesMixin(ListingMixin):
         return await self._cached_list("resources", "resources/list", "resources",
                                        lambda c, cursor: c.list_resources(cursor=cursor), convert, refresh)
 
-    def resources(self, refresh: bool = False) -> list[Resource]:
+    @keyword_only("refresh")
+    def resources(self, *, refresh: bool = False) -> list[Resource]:
         """The server's resources (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
         return run_sync(self._list_resources(refresh))
 
-    async def aresources(self, refresh: bool = False) -> list[Resource]:
+    @keyword_only("refresh")
+    async def aresources(self, *, refresh: bool = False) -> list[Resource]:
         """Async twin of :meth:`resources`."""
         return await run_async(self._list_resources(refresh))
 
@@ -208,26 +211,28 @@ class ResourcesMixin(ListingMixin):
                                            lambda r: (r.name, r.uri, r.title or r.name))
         return found
 
-    def resource(self, name: str, refresh: bool = False) -> Resource:
+    @keyword_only("refresh")
+    def resource(self, name: str, *, refresh: bool = False) -> Resource:
         """The resource called ``name`` (or with that uri or title); ``NotFoundError`` if absent."""
         return run_sync(self._find_resource(name, refresh))
 
-    async def aresource(self, name: str, refresh: bool = False) -> Resource:
+    @keyword_only("refresh")
+    async def aresource(self, name: str, *, refresh: bool = False) -> Resource:
         """Async twin of :meth:`resource`."""
         return await run_async(self._find_resource(name, refresh))
 
     async def _read(self, uri: str, refresh: bool) -> ReadResourceResult:
-        contents: dict[str, ReadResourceResult] = self._catalog_cache.setdefault("contents", {})
-        if not refresh and uri in contents:
-            return contents[uri]
+        cache = self._catalog_cache
+        if not refresh and uri in cache.contents:
+            return cache.contents[uri]
         connection = await self._connected()
         self._require_capability(connection, "resources", "resources")
         meta = self._request_meta()
-        generation = self._catalog_cache.setdefault("_generation", {}).get("contents:" + uri, 0)
+        generation = cache.content_generations.get(uri, 0)
         result: ReadResourceResult = await connection.request(
             "resources/read", lambda c: c.read_resource(uri, meta=meta), self._timeout(None))  # type: ignore[arg-type]
-        if self._catalog_cache.setdefault("_generation", {}).get("contents:" + uri, 0) == generation:
-            self._catalog_cache.setdefault("contents", {})[uri] = result
+        if cache.content_generations.get(uri, 0) == generation:
+            cache.contents[uri] = result
         return result
 
     async def _read_value(self, uri: str) -> str | bytes:
@@ -252,11 +257,13 @@ class ResourcesMixin(ListingMixin):
         return await self._cached_list("resource_templates", "resources/templates/list", "resource_templates",
                                        lambda c, cursor: c.list_resource_templates(cursor=cursor), convert, refresh)
 
-    def resource_templates(self, refresh: bool = False) -> list[ResourceTemplate]:
+    @keyword_only("refresh")
+    def resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """The server's resource templates (cached like :meth:`resources`)."""
         return run_sync(self._list_templates(refresh))
 
-    async def aresource_templates(self, refresh: bool = False) -> list[ResourceTemplate]:
+    @keyword_only("refresh")
+    async def aresource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Async twin of :meth:`resource_templates`."""
         return await run_async(self._list_templates(refresh))
 
@@ -265,10 +272,12 @@ class ResourcesMixin(ListingMixin):
                                                    lambda t: (t.name, t.uri_template, t.title or t.name))
         return found
 
-    def resource_template(self, name: str, refresh: bool = False) -> ResourceTemplate:
+    @keyword_only("refresh")
+    def resource_template(self, name: str, *, refresh: bool = False) -> ResourceTemplate:
         """The template called ``name`` (or with that URI template); ``NotFoundError`` if absent."""
         return run_sync(self._find_template(name, refresh))
 
-    async def aresource_template(self, name: str, refresh: bool = False) -> ResourceTemplate:
+    @keyword_only("refresh")
+    async def aresource_template(self, name: str, *, refresh: bool = False) -> ResourceTemplate:
         """Async twin of :meth:`resource_template`."""
         return await run_async(self._find_template(name, refresh))

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent, ToolAnnotations
 
+from mcp_litellm._client.progress import ProgressHandler
 from mcp_litellm._core.content import block_text, is_media, join_text, media_note, media_part, media_parts
+from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.schema import provider_family, schema_for_model
-from mcp_litellm._core.types import ContentBlock, HookResult
+from mcp_litellm._core.types import ContentBlock
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
     from mcp_litellm._client.tasks import Task
-
-ProgressHandler: TypeAlias = (
-    "Callable[[float, float | None, str | None, str], HookResult]"
-    " | Callable[[float, float | None, str | None], HookResult]"
-)
-"""``fn(progress, total, message, tool_name)`` or ``fn(progress, total, message)``, sync or async; ``total``
-and ``message`` are ``None`` when the server did not send them."""
-"""``fn(progress, total, message)``; sync or async."""
 
 _DEFAULT_ANNOTATIONS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False,
                         "open_world_hint": True}
@@ -34,12 +29,13 @@ def _with_spec_defaults(annotations: ToolAnnotations | None) -> ToolAnnotations:
     return ToolAnnotations(**{**_DEFAULT_ANNOTATIONS, **given})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class Tool:
     """A tool offered by an MCP server.
 
     ``name`` is what the model sees (provider-safe, maybe prefixed); ``mcp_name`` is the server's own
-    name, used on the wire.
+    name, used on the wire. Frozen: a client's cached tools are shared, so a different name (a group's
+    prefix) is a copy made with ``dataclasses.replace``.
     """
 
     name: str
@@ -64,68 +60,84 @@ class Tool:
             },
         }
 
-    def _call_arguments(self, arguments: Mapping[str, Any] | None, kwargs: dict[str, Any], timeout: float | None,
-                        on_progress: ProgressHandler | None,
-                        options: dict[str, Any] | None = None) -> tuple[dict[str, Any], float | None, Any]:
-        """Merge the mapping and keywords; ``timeout=``/``on_progress=`` (and the ``options``, e.g. ``task=``)
-        go to the tool when its schema names them. The options the tool did not take stay in ``options``."""
+    def _call_arguments(self, method: str, arguments: Mapping[str, Any] | None, kwargs: Mapping[str, Any],
+                        options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The tool's arguments and the call's options, as ``(arguments, options)``: new dicts, the
+        caller's are never changed.
+
+        A mapping given positionally holds tool arguments, and then every keyword option is an option.
+        Without a mapping, keywords are the tool's arguments; an option keyword (``timeout=``...) the
+        tool's schema also declares is ambiguous there: as before, it goes to the tool, with a
+        ``DeprecationWarning`` saying how to write the call unambiguously.
+        """
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise ConfigError(f"{method}() takes the tool's arguments as one mapping (or as keywords), "
+                              f"got {type(arguments).__name__}")
         merged = {**(arguments or {}), **kwargs}
+        chosen = dict(options)
         declared = self.input_schema.get("properties")
-        if isinstance(declared, Mapping):
-            if timeout is not None and "timeout" in declared and "timeout" not in merged:
-                merged["timeout"], timeout = timeout, None
-            if on_progress is not None and "on_progress" in declared and "on_progress" not in merged:
-                merged["on_progress"], on_progress = on_progress, None
-            for key, value in list((options or {}).items()):
-                if value is not None and key in declared and key not in merged:
-                    merged[key], options[key] = value, None  # type: ignore[index]
-        return merged, timeout, on_progress
+        if arguments is None and isinstance(declared, Mapping):
+            ambiguous = [key for key, value in options.items()
+                         if value is not None and key in declared and key not in merged]
+            if ambiguous:
+                names = ", ".join(repr(key) for key in ambiguous)
+                keywords = ", ".join(f"{key}=..." for key in ambiguous)
+                mapping = ", ".join(f"{key!r}: ..." for key in ambiguous)
+                warnings.warn(
+                    f"tool {self.name!r} has an argument named {names}, so {method}({keywords}) passes it to "
+                    f"the tool; this keyword form is deprecated: pass the tool's arguments as a mapping, "
+                    f"{method}({{{mapping}}}), and the call's options beside it ({method}({{...}}, {keywords}))",
+                    DeprecationWarning, stacklevel=3)
+                for key in ambiguous:
+                    merged[key], chosen[key] = options[key], None
+        return merged, chosen
 
     async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
                        on_progress: ProgressHandler | None = None, task: bool | None = None,
                        **kwargs: Any) -> ToolResult:
-        """Call the tool with ``arguments`` (a mapping and/or keywords); see :meth:`execute`."""
-        options: dict[str, Any] = {"task": task}
-        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress, options)
-        return await self.client.aexecute_tool(self, merged, timeout=timeout, on_progress=on_progress,
-                                               task=options["task"])
+        """Call the tool with ``arguments`` (a mapping, or keywords); see :meth:`execute`."""
+        merged, options = self._call_arguments("aexecute", arguments, kwargs,
+                                               {"timeout": timeout, "on_progress": on_progress, "task": task})
+        return await self.client.aexecute_tool(self, merged, **options)
 
     def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
                 on_progress: ProgressHandler | None = None, task: bool | None = None, **kwargs: Any) -> ToolResult:
         """Call the tool and return its :class:`ToolResult`.
 
-        Arguments go as keywords (``tool.execute(a=1, b=2)``) or as one mapping (``tool.execute({"a": 1})``).
-        ``timeout=`` (seconds for this call), ``on_progress=`` and ``task=`` are options, except for a tool
-        whose input schema declares an argument of that name: there the keyword is the tool's argument
-        (pass the argument in the mapping to use both, as in ``tool.execute({"timeout": 30}, timeout=5)``).
+        The tool's arguments go as one mapping (``tool.execute({"a": 1, "b": 2})``) or as keywords
+        (``tool.execute(a=1, b=2)``). ``timeout=`` (seconds for this call), ``on_progress=`` and ``task=``
+        are the call's options. With a mapping they always are, whatever the tool's arguments are called:
+        ``tool.execute({"timeout": 30}, timeout=5)`` gives the tool ``timeout=30`` and the call 5 seconds.
+        In the keyword form, an option the tool's input schema also declares goes to the tool, as it did
+        before; that is deprecated (a ``DeprecationWarning`` says so): use the mapping. The mapping is
+        never changed.
 
         A tool whose ``task_support`` is ``"required"`` runs as a task (``task=True`` asks for one from an
         ``"optional"`` tool): the call waits for the task, reports its status messages to ``on_progress``
         and cancels it on timeout or cancellation. The result is the same :class:`ToolResult`.
         """
-        options: dict[str, Any] = {"task": task}
-        merged, timeout, on_progress = self._call_arguments(arguments, kwargs, timeout, on_progress, options)
-        return self.client.execute_tool(self, merged, timeout=timeout, on_progress=on_progress, task=options["task"])
+        merged, options = self._call_arguments("execute", arguments, kwargs,
+                                               {"timeout": timeout, "on_progress": on_progress, "task": task})
+        return self.client.execute_tool(self, merged, **options)
 
     async def astart_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,
                           **kwargs: Any) -> Task:
         """Async twin of :meth:`start_task`."""
-        options: dict[str, Any] = {"ttl": ttl}
-        merged, _, _ = self._call_arguments(arguments, kwargs, None, None, options)
-        return await self.client.astart_task(self, merged, ttl=options["ttl"])
+        merged, options = self._call_arguments("astart_task", arguments, kwargs, {"ttl": ttl})
+        return await self.client.astart_task(self, merged, **options)
 
     def start_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,
                    **kwargs: Any) -> Task:
         """Start the tool as a task on the server and return its :class:`~mcp_litellm.Task` handle at once.
 
-        Arguments go as in :meth:`execute`. ``ttl`` asks the server to keep the task (and its result)
-        that many seconds from its creation; the server may grant less (``task.ttl`` says). Then
-        ``task.result()`` waits for the :class:`ToolResult`, ``task.refresh()`` reads the status and
-        ``task.cancel()`` cancels. A server that runs the call at once gives an already completed task.
+        Arguments go as in :meth:`execute` (with a mapping, ``ttl=`` is always the option). ``ttl`` asks
+        the server to keep the task (and its result) that many seconds from its creation; the server may
+        grant less (``task.ttl`` says). Then ``task.result()`` waits for the :class:`ToolResult`,
+        ``task.refresh()`` reads the status and ``task.cancel()`` cancels. A server that runs the call at
+        once gives an already completed task.
         """
-        options: dict[str, Any] = {"ttl": ttl}
-        merged, _, _ = self._call_arguments(arguments, kwargs, None, None, options)
-        return self.client.start_task(self, merged, ttl=options["ttl"])
+        merged, options = self._call_arguments("start_task", arguments, kwargs, {"ttl": ttl})
+        return self.client.start_task(self, merged, **options)
 
 
 @dataclass

@@ -33,9 +33,10 @@ from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.resource_owner import offers, resource_owner
 
 if TYPE_CHECKING:
+    from mcp_litellm._client.progress import ProgressHandler
     from mcp_litellm._client.prompt import Prompt
     from mcp_litellm._client.resource import Resource, ResourceTemplate
-    from mcp_litellm._client.tool import ProgressHandler, Tool, ToolResult
+    from mcp_litellm._client.tool import Tool, ToolResult
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")

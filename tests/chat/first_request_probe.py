@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import mcp_litellm as ml
-from tests.group.fake_llm import Turn, fake_llm
+from tests.scripted_llm.server import Turn, fake_llm
 
 TICK = 0.005
 

@@ -16,7 +16,7 @@ import sys
 import textwrap
 from typing import Any
 
-from tests.group.fake_llm import Turn, fake_llm
+from tests.scripted_llm.server import Turn, fake_llm
 
 _SCRIPT = textwrap.dedent("""
     import asyncio, json, sys

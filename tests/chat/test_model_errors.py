@@ -10,7 +10,7 @@ import pytest
 
 import mcp_litellm as ml
 from tests.conftest import free_port
-from tests.group.fake_llm import Turn, fake_llm
+from tests.scripted_llm.server import Turn, fake_llm
 
 SECRET = "sk-" + "5e4d3c2b1a09" * 2
 

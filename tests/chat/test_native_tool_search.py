@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from mcp_litellm._llm import litellm_module
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 
 @pytest.fixture

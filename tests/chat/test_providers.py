@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 import mcp_litellm as ml
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 
 @pytest.fixture

@@ -295,7 +295,7 @@ def fake_embedding(text: str) -> list[float]:
 @pytest.fixture
 def embedder():
     from tests.chat.conftest import API_BASE, ScriptedLLM
-    from tests.llm_http import litellm_respx
+    from tests.scripted_llm.respx_mock import litellm_respx
 
     calls: list[list[str]] = []
 

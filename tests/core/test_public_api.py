@@ -18,8 +18,9 @@ from tests.servers.fixture_server import build_server
 PUBLIC = [
     "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion",
     "Config", "ConfigError", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext", "NotFoundError",
-    "Prompt", "PromptArgument", "RequestTimeoutError", "Resource", "ResourceTemplate", "ServerError", "SseConfig",
-    "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall", "ToolContext", "ToolLoopLimitError", "ToolResult",
+    "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource", "ResourceTemplate",
+    "ServerError", "SseConfig", "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall", "ToolContext",
+    "ToolLoopLimitError", "ToolResult",
     "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
     "configure", "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools",
     "use_running_loop",

@@ -13,7 +13,7 @@ import respx
 from httpx import Response
 
 import mcp_litellm as ml
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 API_BASE = "http://llm.test/v1"
 MODEL = "openai/gpt-4o-mini"

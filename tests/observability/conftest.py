@@ -22,7 +22,7 @@ from opentelemetry.util._once import Once
 
 from mcp_litellm._core import telemetry
 from tests.chat.conftest import ScriptedLLM
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 _PROVIDER: TracerProvider | None = None
 

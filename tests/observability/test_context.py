@@ -28,7 +28,7 @@ REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", d
 def fake_model():
     """The fake model of tests/features (for sampling completions)."""
     from tests.features.conftest import FakeLLM
-    from tests.llm_http import litellm_respx
+    from tests.scripted_llm.respx_mock import litellm_respx
 
     with litellm_respx() as router:
         yield FakeLLM(router)

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, free_port, wait_for_port
-from tests.group.fake_llm import FakeLLM, Turn, fake_llm
+from tests.scripted_llm.server import FakeLLM, Turn, fake_llm
 
 MODEL_DELAY = 0.4
 CHATS = 20

@@ -145,3 +145,27 @@ def test_a_long_server_prefix_gives_way_to_the_tool_name():
     huge_tool = "t" * 70
     cut = safe_tool_name(huge_tool, server)
     assert len(cut) == 64 and cut != safe_tool_name(huge_tool + "x", server)
+
+
+def test_a_tool_is_frozen_so_a_cached_instance_is_never_renamed_in_place():
+    import dataclasses
+
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("frozen")
+
+    @server.tool(name="a.b", description="one")
+    def first() -> str:
+        return "1"
+
+    @server.tool(name="a_b", description="two")
+    def second() -> str:
+        return "2"
+
+    with ml.client("frozen", "memory", {"server": server}) as client:
+        tools = client.tools()
+        names = {t.mcp_name: t.name for t in tools}
+        assert names["a_b"] == "a_b" and names["a.b"].startswith("a_b_"), "colliding names made distinct by copies"
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            tools[0].name = "renamed"  # type: ignore[misc]
+        assert tools[0].name == names[tools[0].mcp_name]

@@ -49,7 +49,7 @@ def test_content_is_cached_until_refresh(make_client):
     client = make_client("memory")
     readme = client.resource("readme")
     first = readme.content()
-    cache = client._catalog_cache["contents"]
+    cache = client._catalog_cache.contents
     assert "file:///docs/readme.md" in cache
     cached_result = cache["file:///docs/readme.md"]
     assert readme.content() == first and cache["file:///docs/readme.md"] is cached_result
@@ -93,7 +93,7 @@ def test_subscriptions_deliver_updates_and_drop_cached_content(make_client, tran
     client.execute_tool("touch", {"uri": readme.uri})
     assert arrived.wait(10), f"no resources/updated arrived ({protocol})"
     assert updated == [readme.uri]
-    assert readme.uri not in client._catalog_cache.get("contents", {}), "an update drops the cached content"
+    assert readme.uri not in client._catalog_cache.contents, "an update drops the cached content"
     readme.unsubscribe()
     arrived.clear()
     client.execute_tool("touch", {"uri": readme.uri})

@@ -294,7 +294,9 @@ def test_a_tool_argument_called_task_goes_to_the_tool(task_server):
     client, _ = task_server("legacy")
     assign = client.tool("assign")
     assert assign.task_support == "forbidden"
-    assert assign.execute(task="write docs", timeout=3).text == "assigned write docs (3)"
+    assert assign.execute({"task": "write docs", "timeout": 3}).text == "assigned write docs (3)"
+    with pytest.warns(DeprecationWarning, match="has an argument named 'timeout', 'task'"):
+        assert assign.execute(task="write docs", timeout=3).text == "assigned write docs (3)"
 
 
 def test_a_timeout_during_a_slow_create_still_cancels_the_task_the_server_made(task_server):

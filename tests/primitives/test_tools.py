@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any
 
 import pytest
@@ -120,6 +121,25 @@ def test_progress_reaches_the_call_and_the_client_handlers(make_client, transpor
     assert sorted(per_call) == [(i, 3, f"step {i}/3") for i in (1, 2, 3)]
 
 
+def test_progress_handlers_take_one_update_naming_the_tool_and_server(make_client):
+    client = make_client("memory")
+    client_level: list[ml.ProgressUpdate] = []
+    per_call: list[ml.ProgressUpdate] = []
+    legacy: list[tuple] = []
+
+    def old_form(progress, total=None, message=None):  # takes three: called as in earlier releases
+        legacy.append((progress, total, message))
+
+    client.on_progress(client_level.append).on_progress(old_form)
+    client.tool("slow").execute({"seconds": 0.03, "steps": 2}, on_progress=lambda update: per_call.append(update))
+    expected = [ml.ProgressUpdate(i, 2, f"step {i}/2", "slow", client.name) for i in (1, 2)]
+    assert per_call == expected and client_level == expected
+    assert legacy == [(i, 2, f"step {i}/2") for i in (1, 2)]
+    client.off_progress(client_level.append)  # a bound method compares equal to itself, not identical
+    client.tool("slow").execute({"seconds": 0.01, "steps": 1})
+    assert len(client_level) == 2 and len(legacy) == 3
+
+
 async def test_async_twins(make_client):
     client = make_client("memory")
     tools = await client.atools()
@@ -128,7 +148,7 @@ async def test_async_twins(make_client):
     assert (await client.tool("echo").aexecute(message="hi")).text == "hi"
 
 
-def test_keywords_named_timeout_go_to_a_tool_that_declares_them():
+def test_a_mapping_holds_the_tool_arguments_and_keywords_are_the_calls_options():
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("jobs")
@@ -137,23 +157,55 @@ def test_keywords_named_timeout_go_to_a_tool_that_declares_them():
     def wait_job(job: str, timeout: int) -> str:
         return f"waited for {job} up to {timeout}s"
 
-    @server.tool(description="Sleep")
-    async def nap(seconds: float) -> str:
+    @server.tool(description="Sleep, with a timeout of its own")
+    async def nap(seconds: float, timeout: float = 0) -> str:
         import asyncio
 
         await asyncio.sleep(seconds)
-        return "rested"
+        return f"rested (own timeout {timeout})"
 
     client = ml.client("jobs", "memory", {"server": server})
     try:
         tool = client.tool("wait_job")
         arguments = {"job": "build", "timeout": 30}
-        assert tool.execute(**arguments).text == "waited for build up to 30s"
         assert tool.execute(arguments, timeout=5).text == "waited for build up to 30s"
-        with pytest.raises(ml.TimeoutError):  # a tool without such an argument: timeout= is the deadline
-            client.tool("nap").execute(seconds=5, timeout=0.2)
+        assert arguments == {"job": "build", "timeout": 30}, "the caller's mapping is never changed"
+        # with a mapping, timeout= is the call's deadline even though the tool has an argument of that name
+        with pytest.raises(ml.TimeoutError):
+            client.tool("nap").execute({"seconds": 5, "timeout": 99}, timeout=0.2)
+        missing = tool.execute({"job": "build"}, timeout=5)  # not smuggled into the tool's arguments
+        assert missing.is_error and "timeout" in missing.text
+        # the keyword form keeps working for a name the schema declares, with a warning saying how to write it
+        with pytest.warns(DeprecationWarning, match=r"execute\(\{'timeout': \.\.\.\}\)"):
+            assert tool.execute(**arguments).text == "waited for build up to 30s"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # keywords the schema does not declare as options: no warning
+            assert client.tool("nap").execute(seconds=0, on_progress=print).text == "rested (own timeout 0)"
+        with pytest.raises(ml.ConfigError, match="mapping"):
+            tool.execute(["build"])  # type: ignore[arg-type]
     finally:
         client.stop()
+
+
+async def test_the_async_twins_keep_options_and_arguments_apart():
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("jobs")
+
+    @server.tool(description="Echo the task flag")
+    def flagged(task: str) -> str:
+        return f"task={task}"
+
+    client = ml.client("jobs", "memory", {"server": server})
+    try:
+        tool = await client.atool("flagged")
+        arguments = {"task": "compile"}
+        assert (await tool.aexecute(arguments, timeout=5)).text == "task=compile"
+        assert arguments == {"task": "compile"}
+        with pytest.warns(DeprecationWarning, match="aexecute"):
+            assert (await tool.aexecute(task="lint")).text == "task=lint"  # type: ignore[arg-type]
+    finally:
+        await client.astop()
 
 
 def counting_server(ttl_ms: int | None, calls: list[str]) -> Any:

@@ -27,7 +27,7 @@ import yaml
 
 from tests.conftest import FIXTURE_SERVER, free_port
 from tests.group.conftest import processes_with, wait_no_processes
-from tests.group.fake_llm import FakeLLM, fake_llm
+from tests.scripted_llm.server import FakeLLM, fake_llm
 
 PROXY_ENV = "MCP_LITELLM_PROXY"
 MASTER_KEY = "sk-mcp-litellm-test-master"

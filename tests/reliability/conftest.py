@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.chat.conftest import ScriptedLLM
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 
 @pytest.fixture

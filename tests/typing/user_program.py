@@ -72,6 +72,10 @@ def on_progress(progress: float, total: float | None, message: str | None, tool_
     print(f"{tool_name}: {progress}/{total if total is not None else '?'} {message or ''}")
 
 
+def show_update(update: ml.ProgressUpdate) -> None:
+    print(f"{update.server}/{update.tool}: {update.progress}/{update.total if update.total is not None else '?'}")
+
+
 def on_log(level: str, logger: str | None, data: Any) -> None:
     print(level, logger, data)
 
@@ -91,11 +95,13 @@ def sync_use() -> None:
     with client:
         client.on_sampling(sample_fn).on_elicitation(elicit_fn).on_human_in_the_loop(approve_fn)
         client.on_progress(on_progress).on_progress(lambda p, total, message: None)
+        client.on_progress(show_update).on_progress(lambda update: print(update.message or update.tool))
         client.on_logging(on_log, level="warning").on_list_changed(print).on_resource_updated(print)
         tools: list[ml.Tool] = client.tools()
         result: ml.ToolResult = client.execute_tool("add", {"a": 1, "b": 2}, timeout=5, on_progress=on_progress)
         print(result.text, result.is_error, result.structured, [block.type for block in result.content])
-        print(client.tool("add").execute({"a": 1, "b": 2}).to_message("call_1"))
+        print(client.tool("add").execute({"a": 1, "b": 2}, on_progress=show_update).to_message("call_1"))
+        print(client.tools(refresh=True), client.tool("add", refresh=True))
         print(ml.to_litellm_tools(tools, "gpt-4o-mini"), client.server_info, client.protocol_version)
         resources: list[ml.Resource] = client.resources()
         text: str | bytes = resources[0].content() if resources else client.read_resource("demo://readme")

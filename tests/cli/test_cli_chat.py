@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.group.conftest import fixture_entry, wait_no_processes
-from tests.group.fake_llm import Turn, fake_llm
+from tests.scripted_llm.server import Turn, fake_llm
 
 MODEL = "openai/gpt-4o-mini"
 

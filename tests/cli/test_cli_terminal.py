@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.terminal import CTRL_C, CTRL_D, Terminal
 from tests.group.conftest import fixture_entry, wait_no_processes
-from tests.group.fake_llm import Turn, fake_llm
-from tests.group.terminal import CTRL_C, CTRL_D, Terminal
+from tests.scripted_llm.server import Turn, fake_llm
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 needs_readline = pytest.mark.skipif(importlib.util.find_spec("readline") is None, reason="Python without readline")

@@ -1,0 +1,56 @@
+"""Deprecated call forms that keep working for a while, each with a ``DeprecationWarning`` saying what to write."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+__all__ = ["keyword_only"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def keyword_only(*names: str) -> Callable[[F], F]:
+    """Make ``names`` keyword-only in the signature type checkers and readers see, while calls that still
+    pass them positionally (after the function's positional parameters) keep working, with a
+    ``DeprecationWarning``. Works on plain and ``async def`` functions and methods."""
+
+    def decorate(fn: F) -> F:
+        parameters = inspect.signature(fn).parameters.values()
+        positional = sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        method = next(iter(inspect.signature(fn).parameters), None) == "self"
+
+        def moved(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+            extra = args[positional:]
+            if not extra:
+                return args, kwargs
+            what = f"{type(args[0]).__name__}.{fn.__name__}" if method and args else fn.__qualname__
+            if len(extra) > len(names):
+                raise TypeError(f"{what}() takes at most {positional + len(names)} positional arguments, "
+                                f"{len(args)} were given")
+            for name, value in zip(names, extra, strict=False):
+                if name in kwargs:
+                    raise TypeError(f"{what}() got multiple values for argument {name!r}")
+                kwargs[name] = value
+            given = ", ".join(f"{name}=..." for name in names[:len(extra)])
+            warnings.warn(f"passing {given.replace('=...', '')} positionally to {what}() is deprecated; "
+                          f"pass it by name: {what}(..., {given})", DeprecationWarning, stacklevel=3)
+            return args[:positional], kwargs
+
+        if inspect.iscoroutinefunction(fn):
+            async def call_async(*args: Any, **kwargs: Any) -> Any:
+                args, kwargs = moved(args, kwargs)
+                return await fn(*args, **kwargs)
+
+            return cast(F, functools.wraps(fn)(call_async))
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            args, kwargs = moved(args, kwargs)
+            return fn(*args, **kwargs)
+
+        return cast(F, functools.wraps(fn)(call))
+
+    return decorate
