@@ -4,6 +4,7 @@ from mcp_litellm import handlers
 from mcp_litellm._chat.chat import Chat
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
+from mcp_litellm._client.pins import FilePinStore, PinStore
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tasks import Task
@@ -15,6 +16,7 @@ from mcp_litellm._core.errors import (
     NotFoundError,
     RequestTimeoutError,
     ServerError,
+    ToolChangedError,
     ToolLoopLimitError,
     TransportError,
     UnsupportedFeature,
@@ -44,9 +46,11 @@ __all__ = [
     "Completion",
     "Config",
     "ConfigError",
+    "FilePinStore",
     "MCPLiteLLMError",
     "Message",
     "NotFoundError",
+    "PinStore",
     "Prompt",
     "PromptArgument",
     "Resource",
@@ -56,6 +60,7 @@ __all__ = [
     "Task",
     "Tool",
     "ToolCall",
+    "ToolChangedError",
     "ToolLoopLimitError",
     "ToolResult",
     "TransportError",

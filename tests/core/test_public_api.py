@@ -17,11 +17,11 @@ from tests.servers.fixture_server import build_server
 
 PUBLIC = [
     "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "Completion", "Config", "ConfigError",
-    "MCPLiteLLMError", "Message", "NotFoundError", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource",
-    "ResourceTemplate", "ServerError", "Task", "Tool", "ToolCall", "ToolLoopLimitError", "ToolResult",
-    "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
-    "configure", "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools",
-    "use_running_loop",
+    "FilePinStore", "MCPLiteLLMError", "Message", "NotFoundError", "PinStore", "Prompt", "PromptArgument",
+    "RequestTimeoutError", "Resource", "ResourceTemplate", "ServerError", "Task", "Tool", "ToolCall",
+    "ToolChangedError", "ToolLoopLimitError", "ToolResult", "TransportError", "UnsupportedFeature", "Usage",
+    "__version__", "aestablish_connection", "client", "config", "configure", "establish_connection", "handlers",
+    "load_config", "register_transport", "to_litellm_tools", "use_running_loop",
 ]
 """Every public name. Adding or removing one is an API change: update this list, the docs and the CHANGELOG."""
 
