@@ -34,6 +34,7 @@ from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
 from mcp_litellm._transports.messages import max_message_size
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
+from mcp_litellm._transports.redirects import without_foreign_credentials
 from mcp_litellm._transports.sse_client import sse_streams
 from mcp_litellm._transports.stdio import server_label
 
@@ -183,11 +184,13 @@ def open_streamable(config: Mapping[str, Any]) -> Any:
     @asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
         limit = max_message_size.get()
+        headers = _headers(config)
         http = httpx2.AsyncClient(
-            headers=_headers(config),
+            headers=headers,
             timeout=httpx2.Timeout(timeout, read=read_timeout),
             auth=auth,
-            event_hooks={"response": [body_bound(limit), _observe_response]},
+            event_hooks={"request": [without_foreign_credentials(config["url"], headers)],
+                         "response": [body_bound(limit), _observe_response]},
         )
         transport = streamable_http_client(config["url"], http_client=http, max_sse_event_size=limit)
         async with http, transport as (read_stream, write_stream):
@@ -221,12 +224,14 @@ def open_sse(config: Mapping[str, Any]) -> Any:
                 relay_send.close()
 
         limit = max_message_size.get()
+        headers = _headers(config)
         http = httpx2.AsyncClient(
-            headers=_headers(config) or None,
+            headers=headers or None,
             timeout=httpx2.Timeout(float(config.get("timeout") or 30.0),
                                    read=float(config.get("sse_read_timeout") or 300.0)),
             auth=auth,
-            event_hooks={"response": [body_bound(limit), on_response]},
+            event_hooks={"request": [without_foreign_credentials(config["url"], headers)],
+                         "response": [body_bound(limit), on_response]},
         )
         transport = sse_streams(config["url"], http, limit=limit, label=server_label.get())
         # An OAuth failure the transport cannot see (the authorization server unreachable in the middle of
