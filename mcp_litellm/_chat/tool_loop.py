@@ -200,9 +200,9 @@ class ToolBox:
                                _origins(current, tool))
                 continue
             live[tool.name] = tool
-        key = tuple((t.name, id(t.client), t.mcp_name, t.description, json.dumps(t.input_schema, sort_keys=True,
-                                                                                   default=str))
-                    for t in live.values())
+        # a new listing makes new schema objects; the same cached listing (or a group's renamed copies of
+        # it) keeps them, so the definitions and the search index are rebuilt only when the tools changed
+        key = tuple((t.name, id(t.client), t.mcp_name, t.description, id(t.input_schema)) for t in live.values())
         if key != self._live_key:
             self._live, self._live_key = live, key
             self._changed()

@@ -54,9 +54,14 @@ def clean_value(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
+_warned: set[tuple[str, str, str, str]] = set()
+_WARNED_LIMIT = 10_000
+
+
 def clean_fields(server: str, kind: str, name: str, **fields: Any) -> dict[str, Any]:
     """``fields`` (description, title, schemas ...) of one ``kind`` of item (``"tool"``, ``"prompt"``,
-    ``"resource"``) cleaned; when anything was removed, a warning names the server, the item and the fields."""
+    ``"resource"``) cleaned; when anything was removed, a warning names the server, the item and the fields
+    (once per item and text in a process, not at every listing)."""
     cleaned: dict[str, Any] = {}
     touched: list[str] = []
     total = 0
@@ -65,7 +70,13 @@ def clean_fields(server: str, kind: str, name: str, **fields: Any) -> dict[str, 
         if removed:
             touched.append(field.replace("_", " "))
             total += removed
-    if total:
+    if not total:
+        return cleaned
+    key = (server, kind, name, repr(sorted(fields.items(), key=lambda item: item[0])))
+    if key not in _warned:
+        if len(_warned) >= _WARNED_LIMIT:
+            _warned.clear()
+        _warned.add(key)
         logger.warning("server %r: removed %d hidden character(s) (zero-width, bidi, tag or control) from the %s "
                        "of %s %s; they could hide instructions to the model", server, total, ", ".join(touched),
                        kind, printable(repr(name)))

@@ -29,7 +29,11 @@ def test_every_kind_of_hidden_character_goes_and_newlines_and_tabs_stay() -> Non
 
 
 def test_tool_and_prompt_descriptions_reach_the_model_clean(make_rug: Callable[..., ml.Client],
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+                                                             caplog: pytest.LogCaptureFixture,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_litellm._core import clean_text
+
+    monkeypatch.setattr(clean_text, "_warned", set())  # warnings come once per process: start afresh
     client = make_rug(stdio=False)
     with caplog.at_level(logging.WARNING, logger="mcp_litellm"):
         notes = client.tool("notes")
@@ -45,3 +49,7 @@ def test_tool_and_prompt_descriptions_reach_the_model_clean(make_rug: Callable[.
     assert any("'rug'" in w and "prompt 'summarise'" in w for w in warnings), warnings
     assert any("'rug'" in w and "resource 'note://hidden'" in w for w in warnings), warnings
     assert not any("tool 'add'" in w for w in warnings)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mcp_litellm"):
+        client.tools(refresh=True)
+    assert not [r for r in caplog.records if "hidden" in r.getMessage()]  # once, not at every listing
