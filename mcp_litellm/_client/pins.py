@@ -72,12 +72,18 @@ class FilePinStore:
         self.path = Path(os.path.expanduser(os.fspath(path)))
         with _file_locks_guard:
             self._lock = _file_locks.setdefault(str(self.path.absolute()), threading.Lock())
+        self._parsed: tuple[tuple[int, int, int], dict[str, Any]] | None = None  # (file identity, content)
 
     def __repr__(self) -> str:
         return f"FilePinStore({str(self.path)!r})"
 
     def _read(self) -> dict[str, Any]:
+        """The file's content (parsed again only when the file changed: listings read it often)."""
         try:
+            status = self.path.stat()
+            identity = (status.st_ino, status.st_mtime_ns, status.st_size)
+            if self._parsed is not None and self._parsed[0] == identity:
+                return self._parsed[1]  # read-only: save() builds a new mapping
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {"format": _FORMAT, "servers": {}}
@@ -91,6 +97,7 @@ class FilePinStore:
         if not isinstance(data, dict) or not isinstance(data.get("servers"), dict):
             raise ConfigError(f"the tool pins file {str(self.path)!r} has no 'servers' mapping; fix it, or delete "
                               "it to pin every server's tools anew")
+        self._parsed = (identity, data)
         return data
 
     def load(self, server: str) -> dict[str, dict[str, Any]] | None:
@@ -105,9 +112,8 @@ class FilePinStore:
         """Replace the server's pins (the other servers' stay as they are)."""
         with self._lock:
             data = self._read()
-            data["format"] = _FORMAT
-            data["servers"][server] = {"tools": {name: dict(pins[name]) for name in sorted(pins)}}
-            self._write(data)
+            servers = {**data["servers"], server: {"tools": {name: dict(pins[name]) for name in sorted(pins)}}}
+            self._write({**data, "format": _FORMAT, "servers": servers})
 
     def servers(self) -> dict[str, dict[str, dict[str, Any]]]:
         """Every pinned server's pins."""
@@ -161,7 +167,10 @@ def definition_of(sdk_tool: Any) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str)) if value is not None else None
+    """A schema as plain JSON values (the SDK gives dicts of them already: no copy then)."""
+    if value is None or isinstance(value, dict):
+        return value
+    return json.loads(json.dumps(value, default=str))
 
 
 def digest(definition: Mapping[str, Any]) -> str:
