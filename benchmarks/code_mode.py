@@ -50,7 +50,7 @@ from mcp_litellm._chat.message import ToolCall  # noqa: E402
 from mcp_litellm._chat.tool_loop import run_call  # noqa: E402
 from mcp_litellm._llm import litellm_module  # noqa: E402
 from tests.chat.conftest import LLM, ScriptedLLM, Turn  # noqa: E402
-from tests.llm_http import litellm_respx  # noqa: E402
+from tests.scripted_llm.respx_mock import litellm_respx  # noqa: E402
 from tests.servers import catalog_server, fixture_server  # noqa: E402
 
 MODEL = "openai/gpt-4o-mini"

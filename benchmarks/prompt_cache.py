@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import mcp_litellm as ml  # noqa: E402
 from tests.chat.caching_llm import AnthropicCache, OpenAICache  # noqa: E402
-from tests.llm_http import litellm_respx  # noqa: E402
+from tests.scripted_llm.respx_mock import litellm_respx  # noqa: E402
 
 CATALOGS = ("everything", "filesystem", "memory", "git", "time", "fetch")
 TURNS = 10

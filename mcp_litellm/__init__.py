@@ -6,6 +6,7 @@ from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, client, use_running_loop
+from mcp_litellm._client.pins import FilePinStore, PinStore
 from mcp_litellm._client.progress import ProgressUpdate
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
@@ -19,6 +20,7 @@ from mcp_litellm._core.errors import (
     NotFoundError,
     RequestTimeoutError,
     ServerError,
+    ToolChangedError,
     ToolLoopLimitError,
     TransportError,
     UnsupportedFeature,
@@ -51,11 +53,13 @@ __all__ = [
     "Completion",
     "Config",
     "ConfigError",
+    "FilePinStore",
     "MCPLiteLLMError",
     "MemoryConfig",
     "Message",
     "MessageContext",
     "NotFoundError",
+    "PinStore",
     "ProgressUpdate",
     "Prompt",
     "PromptArgument",
@@ -69,6 +73,7 @@ __all__ = [
     "Task",
     "Tool",
     "ToolCall",
+    "ToolChangedError",
     "ToolContext",
     "ToolLoopLimitError",
     "ToolResult",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, Literal, TypeAlias, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
@@ -35,6 +35,10 @@ from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
 
+if TYPE_CHECKING:
+    from mcp_litellm._client.client import Client
+    from mcp_litellm._servers.group import ClientGroup
+
 logger = logging.getLogger("mcp_litellm")
 
 Hook = Callable[..., HookResult]
@@ -50,9 +54,11 @@ MessageContextHook: TypeAlias = "Callable[[Message, MessageContext], HookResult]
 """``fn(message, context)``, sync or async (``on_new_message(fn, context=True)``)."""
 ChunkHook: TypeAlias = "Callable[[Chunk], HookResult]"
 """``fn(chunk)``, sync or async."""
-ToolSpec: TypeAlias = "Tool | Callable[..., Any] | tuple[Mapping[str, Any], Callable[..., Any]] | Mapping[str, Any]"
-"""A tool for :meth:`Chat.with_tools`: an MCP :class:`Tool`, a Python function, a ``(tool_dict, function)`` pair,
-or a LiteLLM tool dict with a ``"callable"``."""
+ToolSpec: TypeAlias = ("Tool | Client | ClientGroup | Callable[..., Any] | tuple[Mapping[str, Any], Callable[..., Any]]"
+                       " | Mapping[str, Any]")
+"""A tool for :meth:`Chat.with_tools`: an MCP :class:`Tool`, a :class:`Client` or :class:`ClientGroup` (offered
+with its current tools), a Python function, a ``(tool_dict, function)`` pair, or a LiteLLM tool dict with a
+``"callable"``."""
 
 class Chat:
     """A conversation with a LiteLLM model that can use MCP tools, resources and prompts.
@@ -146,7 +152,11 @@ class Chat:
 
     def with_tools(self, *tools: ToolSpec | Sequence[ToolSpec], replace: bool = False) -> Chat:
         """Offer ``tools`` to the model: MCP tools, Python functions, ``(tool_dict, function)`` pairs or
-        tool dicts with a ``"callable"``; lists are flattened. ``replace=True`` drops the earlier ones."""
+        tool dicts with a ``"callable"``; lists are flattened. ``replace=True`` drops the earlier ones.
+
+        A :class:`Client` or :class:`ClientGroup` (instead of a list of its tools) is offered live: each
+        model request carries its tools as they are then (after a list_changed, the new list; never a
+        tool its ``tool_pins`` withhold)."""
         if replace:
             self._tools.clear()
         self._tools.add(tools)
@@ -408,4 +418,5 @@ class Chat:
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The tool definitions the next model request will carry (the catalog when tool search is on)."""
+        self._tools.refresh_now()
         return self._offer.definitions(self._provider_model(), self.messages)

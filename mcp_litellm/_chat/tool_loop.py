@@ -151,9 +151,10 @@ class ToolLoop:
 
     async def _complete(self, stream: bool) -> Any:
         chat = self.chat
+        await chat._tools.refresh()  # clients and groups given to with_tools(): their tools as they are now
         model = request_model(chat.model, check_api(chat.api), routed=chat.router is not None)
         kwargs: dict[str, Any] = {**chat.params, "model": model, "messages": list(chat.messages)}
-        tools = chat.tool_definitions()
+        tools = chat._offer.definitions(chat._provider_model(), chat.messages)
         if tools:
             kwargs["tools"] = tools
         mark_breakpoints(kwargs, chat._provider_model(), chat.prompt_cache)

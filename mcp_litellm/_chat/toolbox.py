@@ -7,8 +7,10 @@ call is the tool loop's business (``_chat/tool_loop.py``).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
+import logging
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -18,6 +20,8 @@ from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.naming import safe_tool_name
 from mcp_litellm._core.user_code import call_user_code
+
+logger = logging.getLogger("mcp_litellm")
 
 
 @dataclass(eq=False)
@@ -91,8 +95,8 @@ def local_tool(item: Any) -> LocalTool:
         return LocalTool({"type": "function", "function": {"name": name, "description": description,
                                                            "parameters": _schema_of(item)}}, item)
     raise ConfigError(
-        f"with_tools() takes MCP tools, Python functions, (tool_dict, function) pairs or tool dicts with a "
-        f"'callable'; got {type(item).__name__}"
+        f"with_tools() takes MCP tools, clients and client groups, Python functions, (tool_dict, function) pairs "
+        f"or tool dicts with a 'callable'; got {type(item).__name__}"
     )
 
 
@@ -114,9 +118,18 @@ def _checked_definition(definition: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class ToolBox:
-    """The tools of one chat, by the name the model sees, with their definitions cached per model."""
+    """The tools of one chat, by the name the model sees, with their definitions cached per model.
+
+    Besides tools, it holds *live* sources (a :class:`~mcp_litellm.Client` or
+    :class:`~mcp_litellm.ClientGroup`): :meth:`refresh`, before each model request, puts their current
+    tools in (what a list_changed brought; never a tool their pins withhold).
+    """
 
     def __init__(self) -> None:
+        self._given: dict[str, Tool | LocalTool] = {}
+        self._sources: list[Any] = []
+        self._live: dict[str, Tool] = {}
+        self._live_key: tuple[Any, ...] = ()
         self._tools: dict[str, Tool | LocalTool] = {}
         self._definitions: dict[str | None, list[dict[str, Any]]] = {}
         self.version = 0
@@ -128,25 +141,64 @@ class ToolBox:
     def __iter__(self) -> typing.Iterator[Tool | LocalTool]:
         return iter(self._tools.values())
 
-    def clear(self) -> None:
-        """Remove every tool."""
-        self._tools.clear()
+    def _changed(self) -> None:
+        self._tools = {**self._live, **self._given}
         self._definitions.clear()
         self.version += 1
 
+    def clear(self) -> None:
+        """Remove every tool (and live source)."""
+        self._given.clear()
+        self._sources.clear()
+        self._live, self._live_key = {}, ()
+        self._changed()
+
     def add(self, items: Iterable[Any]) -> None:
-        """Add MCP tools, local functions and tool dicts (lists and tuples of tools are flattened)."""
+        """Add MCP tools, local functions and tool dicts (lists and tuples of tools are flattened), and
+        live sources (clients and groups)."""
         for item in _flatten(items):
+            if _is_source(item):
+                if not any(source is item for source in self._sources):
+                    self._sources.append(item)
+                continue
             tool = item if isinstance(item, Tool) else local_tool(item)
-            current = self._tools.get(tool.name)
+            current = self._given.get(tool.name) or self._live.get(tool.name)
             if current is not None and not _same(current, tool):
                 raise ConfigError(
                     f"two different tools are named {tool.name!r}{_origins(current, tool)}: create the clients "
                     "with with_prefix=True (or use ml.ClientGroup, which prefixes clashing names), or leave one out"
                 )
-            self._tools[tool.name] = tool
-        self._definitions.clear()
-        self.version += 1
+            self._given[tool.name] = tool
+        self._changed()
+
+    async def refresh(self) -> None:
+        """Put the live sources' current tools in (their listings are cached until a list_changed)."""
+        if not self._sources:
+            return
+        listed = [tool for source in self._sources for tool in await source.atools()]
+        self._take(listed)
+
+    def refresh_now(self) -> None:
+        """:meth:`refresh` for blocking code; inside a running event loop it keeps the last known tools."""
+        if not self._sources or _loop_running():
+            return
+        self._take([tool for source in self._sources for tool in source.tools()])
+
+    def _take(self, listed: list[Tool]) -> None:
+        live: dict[str, Tool] = {}
+        for tool in listed:
+            current = self._given.get(tool.name) or live.get(tool.name)
+            if current is not None and not _same(current, tool):
+                logger.warning("two different tools are named %r%s; the chat offers the first", tool.name,
+                               _origins(current, tool))
+                continue
+            live[tool.name] = tool
+        # a new listing makes new schema objects; the same cached listing (or a group's renamed copies of
+        # it) keeps them, so the definitions and the search index are rebuilt only when the tools changed
+        key = tuple((t.name, id(t.client), t.mcp_name, t.description, id(t.input_schema)) for t in live.values())
+        if key != self._live_key:
+            self._live, self._live_key = live, key
+            self._changed()
 
     def get(self, name: str) -> Tool | LocalTool | None:
         """The tool the model calls ``name``, or ``None``."""
@@ -175,6 +227,22 @@ class ToolBox:
 def server_of(tool: Tool | LocalTool) -> str:
     """The name of the server offering ``tool`` (``""`` for a local function)."""
     return tool.client.name if isinstance(tool, Tool) else ""
+
+
+def _is_source(item: Any) -> bool:
+    """Whether ``item`` is a live source of tools: a client or a group (offered with its current tools)."""
+    from mcp_litellm._client.client import Client
+    from mcp_litellm._servers.group import ClientGroup
+
+    return isinstance(item, Client | ClientGroup)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _flatten(items: Iterable[Any]) -> typing.Iterator[Any]:

@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcp_litellm._cli import auth, doctor
+from mcp_litellm._cli import auth, doctor, pins
 from mcp_litellm._cli import commands as c
 from mcp_litellm._cli.chat import run_chat
 from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, PROG, UsageError, for_command_line
@@ -171,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             "messages as LiteLLM receives them")
 
     doctor.add_arguments(command("doctor", doctor.HELP, doctor.run))
+
+    pins.add_arguments(command("pins", pins.HELP, pins.run))
 
     sub = command("chat", "Chat with a model that can use every configured server's tools.", run_chat)
     sub.add_argument("--model", "-m", required=True, metavar="MODEL", help="a LiteLLM model, e.g. openai/gpt-4o-mini")

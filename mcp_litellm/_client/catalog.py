@@ -20,12 +20,14 @@ from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
+from mcp_litellm._client.pins import PinsMixin
 from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
 from mcp_litellm._client.prompt import PromptsMixin
 from mcp_litellm._client.resource import ResourcesMixin
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
+from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
@@ -100,7 +102,7 @@ def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) ->
                       ) from error
 
 
-class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     name: str
@@ -128,21 +130,24 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
                                        self._make_tool, refresh, self._finish_tools)
 
     def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
-        """Distinct names over all the server's tools (so they never depend on the filter), then the filter.
+        """Distinct names over all the server's tools (so they never depend on the filter), then the pins
+        (``tool_pins``: changed and new tools are withheld), then the filter.
 
         Every fresh tools listing passes here, once, before it is cached (see ``ListingMixin._cached_list``):
         the one place to hook what a new listing brings."""
-        tools = _distinct_tool_names(tools)
+        tools = self._pinned(_distinct_tool_names(tools))
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
+        self._pin_seen(sdk_tool)  # pins cover the definition as sent; the model sees it cleaned
+        shown = clean_fields(self.name, "tool", sdk_tool.name, description=sdk_tool.description or "",
+                             title=sdk_tool.title or (sdk_tool.annotations.title if sdk_tool.annotations else None),
+                             input_schema=dict(sdk_tool.input_schema or {}),
+                             output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None)
         return Tool(
             name=safe_tool_name(sdk_tool.name, self.name if self.with_prefix else None),
             mcp_name=sdk_tool.name,
-            title=sdk_tool.title or (sdk_tool.annotations.title if sdk_tool.annotations else None),
-            description=sdk_tool.description or "",
-            input_schema=dict(sdk_tool.input_schema or {}),
-            output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None,
+            **shown,
             annotations=_with_spec_defaults(sdk_tool.annotations),
             client=self,  # type: ignore[arg-type]
             task_support=task_support(sdk_tool),
@@ -163,6 +168,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
         try:
             found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
         except NotFoundError as error:
+            self._raise_if_withheld(name)
             reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None
             if reason is None:
                 raise
@@ -186,6 +192,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
         if parameters is not None and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
         if isinstance(name, Tool) and name.client is self:
+            if self._tool_pins is not None:  # a Tool object kept from before a change: check the current listing
+                await self._list_tools(None)
+                self._raise_if_withheld(name.mcp_name)
             return name, dict(parameters or {})  # a Tool calls itself: no lookup, so no name can stand for another
         return await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False), dict(parameters or {})
 

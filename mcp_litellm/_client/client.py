@@ -10,6 +10,7 @@ import asyncio
 import atexit
 import inspect
 import logging
+import os
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -44,6 +45,7 @@ from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 if TYPE_CHECKING:
     import mcp
 
+    from mcp_litellm._client.pins import PinStore
     from mcp_litellm._core.usage import Usage
     from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
     from mcp_litellm.handlers._types import (
@@ -92,6 +94,9 @@ class Client(CatalogMixin):
         elicitation: ``True``/``False``, an elicitation handler, or a mapping of settings.
         roots: directories offered to the server as roots (``None``: no roots capability).
         human_in_the_loop: a tool-call approval handler (``on_human_in_the_loop`` is the same option).
+        tool_pins: a JSON file (or a pin store) of trusted tool definitions: the first listing pins the
+            server's tools; a tool that later differs from its pin, or is new, is withheld
+            (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_tools` accepts it. ``None``: no pins.
     """
 
     def __init__(
@@ -111,6 +116,7 @@ class Client(CatalogMixin):
         roots: RootsArg | NotGiven = NOT_GIVEN,
         human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
         on_human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
+        tool_pins: str | os.PathLike[str] | PinStore | None = None,
         **unknown: NoReturn,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
@@ -140,6 +146,7 @@ class Client(CatalogMixin):
         self.max_message_size = max_message_size
         self._catalog_cache = CatalogCache()
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
+        self._use_tool_pins(tool_pins)
         self._connection: Connection | None = None
         self._transport: Transport | None = None
         self._state_lock = threading.Lock()

@@ -11,6 +11,7 @@ from mcp_types import PromptReference
 
 from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.content import prompt_message
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, UnsupportedFeature
@@ -124,9 +125,11 @@ class PromptsMixin(ListingMixin):
 
     async def _list_prompts(self, refresh: bool | None) -> list[Prompt]:
         def convert(item: Any) -> Prompt:
-            arguments = [PromptArgument(a.name, a.description, bool(a.required)) for a in item.arguments or []]
-            return Prompt(name=item.name, client=self, title=item.title,  # type: ignore[arg-type]
-                          description=item.description, arguments=arguments)
+            shown = clean_fields(self.name, "prompt", item.name, title=item.title, description=item.description,
+                                 arguments=[(a.description, bool(a.required)) for a in item.arguments or []])
+            arguments = [PromptArgument(a.name, description, required) for a, (description, required)
+                         in zip(item.arguments or [], shown.pop("arguments"), strict=True)]
+            return Prompt(name=item.name, client=self, arguments=arguments, **shown)  # type: ignore[arg-type]
 
         return await self._cached_list("prompts", "prompts/list", "prompts",
                                        lambda c, cursor: c.list_prompts(cursor=cursor), convert, refresh)

@@ -11,6 +11,7 @@ from mcp_types import ReadResourceResult, ResourceTemplateReference
 from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.prompt import Completion
+from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.content import contents_value, resource_contents_parts, simplify
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError
@@ -188,9 +189,9 @@ class ResourcesMixin(ListingMixin):
 
     async def _list_resources(self, refresh: bool | None) -> list[Resource]:
         def convert(item: Any) -> Resource:
-            return Resource(uri=str(item.uri), name=item.name, client=self, title=item.title,  # type: ignore[arg-type]
-                            description=item.description, mime_type=item.mime_type, size=item.size,
-                            annotations=item.annotations)
+            shown = clean_fields(self.name, "resource", str(item.uri), title=item.title, description=item.description)
+            return Resource(uri=str(item.uri), name=item.name, client=self,  # type: ignore[arg-type]
+                            mime_type=item.mime_type, size=item.size, annotations=item.annotations, **shown)
 
         return await self._cached_list("resources", "resources/list", "resources",
                                        lambda c, cursor: c.list_resources(cursor=cursor), convert, refresh)
@@ -250,9 +251,10 @@ class ResourcesMixin(ListingMixin):
 
     async def _list_templates(self, refresh: bool | None) -> list[ResourceTemplate]:
         def convert(item: Any) -> ResourceTemplate:
+            shown = clean_fields(self.name, "resource template", item.uri_template, title=item.title,
+                                 description=item.description)
             return ResourceTemplate(uri_template=item.uri_template, name=item.name, client=self,  # type: ignore[arg-type]
-                                    title=item.title, description=item.description, mime_type=item.mime_type,
-                                    annotations=item.annotations)
+                                    mime_type=item.mime_type, annotations=item.annotations, **shown)
 
         return await self._cached_list("resource_templates", "resources/templates/list", "resource_templates",
                                        lambda c, cursor: c.list_resource_templates(cursor=cursor), convert, refresh)

@@ -11,6 +11,7 @@ Everything derives from ``MCPLiteLLMError``::
     ├── ServerError          the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
     ├── UnsupportedFeature   the server did not advertise the capability a call needs
     ├── NotFoundError        no tool / resource / prompt / template by that name (lists what exists)
+    ├── ToolChangedError     a pinned tool's definition changed (or the tool is new): it is withheld
     └── ToolLoopLimitError   a chat's model kept calling tools beyond ``max_tool_rounds``
 
 SDK and transport exceptions are translated once, at the connection boundary, and chained with
@@ -45,6 +46,7 @@ __all__ = [
     "RequestTimeoutError",
     "ServerError",
     "TimeoutError",
+    "ToolChangedError",
     "ToolLoopLimitError",
     "TransportError",
     "UnsupportedFeature",
@@ -172,6 +174,29 @@ class NotFoundError(MCPLiteLLMError, LookupError):
         self.listing = f"{shown}{more}"
         on = f" on server {server!r}" if server else ""
         super().__init__(message or f"no {kind} named {name!r}{on}; available: {self.listing}")
+
+
+class ToolChangedError(MCPLiteLLMError):
+    """A tool's definition differs from its pin (``tool_pins``), or the tool was not there when its server
+    was pinned: it is withheld (left out of ``tools()``, not callable) until the change is accepted with
+    ``client.pin_tools()`` or ``mcp-litellm pins --accept SERVER TOOL``.
+
+    Attributes:
+        server: the server's name.
+        tool: the tool's name on the server.
+        changes: what changed: ``"new tool"``, or some of ``"description"``, ``"input schema"``,
+            ``"output schema"``, ``"annotations"``.
+    """
+
+    def __init__(self, server: str, tool: str, changes: tuple[str, ...]) -> None:
+        what = ("it is new (not there when the server was pinned)" if changes == ("new tool",) else
+                f"its {', '.join(changes)} changed since it was pinned")
+        super().__init__(f"tool {tool!r} of server {server!r} is withheld: {what}; review it with 'mcp-litellm pins', "
+                         f"then accept it with client.pin_tools([{tool!r}]) or "
+                         f"'mcp-litellm pins --accept {server} {tool}'")
+        self.server = server
+        self.tool = tool
+        self.changes = changes
 
 
 class ToolLoopLimitError(MCPLiteLLMError):

@@ -58,6 +58,7 @@ _OPTION_ALIASES = {
     "protocol": "protocol",
     "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
     "per_user": "per_user", "perUser": "per_user",
+    "tool_pins": "tool_pins", "toolPins": "tool_pins",
 }
 _URL_ALIASES = ("httpUrl", "serverUrl")
 """Other hosts' names for ``url``: Gemini CLI's ``httpUrl`` (streamable HTTP), Windsurf's ``serverUrl``."""
@@ -185,7 +186,8 @@ def load_config(
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
     ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
     ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``per_user`` (for
-    :class:`mcp_litellm.ClientPool`). A remote entry may set
+    :class:`mcp_litellm.ClientPool`), ``tool_pins`` (a file of pinned tool definitions, relative to
+    the config file; a top-level ``tool_pins`` applies to every server without its own). A remote entry may set
     ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``,
     ``token_endpoint_auth_method``, ``scopes``, ``redirect_uri``, ``client_metadata_url``, ``grant``,
     ``private_key``, ``signing_algorithm``, ``storage``, ``timeout``). String values may use ``${VAR}``
@@ -237,7 +239,30 @@ def load_config(
             if entry is None:
                 continue
         result[name] = _server(source, name, entry, env)
+    pins = _file_pins(source, data)
+    if pins is not None:  # for every server without a tool_pins of its own
+        for server_config in result.values():
+            server_config.options.setdefault("tool_pins", pins)
     return result
+
+
+def _pins_path(source: str, path: str) -> str:
+    """A ``tool_pins`` path, ``~`` expanded and relative to the config file's folder."""
+    expanded = Path(os.path.expanduser(path))
+    if expanded.is_absolute() or source == "config":
+        return str(expanded)
+    return str(Path(source).parent / expanded)
+
+
+def _file_pins(source: str, data: Mapping[str, Any]) -> str | None:
+    """The file-wide ``tool_pins`` (or ``toolPins``) path, checked."""
+    given = [key for key in ("tool_pins", "toolPins") if key in data]
+    if not given:
+        return None
+    value = data[given[0]]
+    if len(given) > 1 or not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{source}: the top-level {given[0]!r} must be one file path (a string)")
+    return _pins_path(source, value)
 
 
 def _read_file(path: Path) -> Any:
@@ -509,6 +534,9 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
                     "a positive integer")
     if max_chars is not None:
         extra["max_result_chars"] = max_chars
+    pins = get("tool_pins", lambda v: isinstance(v, str) and bool(v.strip()), "a file path")
+    if pins is not None:
+        extra["tool_pins"] = _pins_path(reader.source, pins)
     return ServerConfig(
         name=reader.name,
         transport_type=transport,

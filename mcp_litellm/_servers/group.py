@@ -67,7 +67,8 @@ class ClientGroup:
             ``with_prefix`` setting in the config wins.
         servers: start only these servers (names from the config).
         **client_options: keyword arguments for every client built from a config (for example
-            ``request_timeout`` or client-feature handlers); a server's own settings win.
+            ``request_timeout``, ``tool_pins`` or client-feature handlers); a server's own settings win.
+            ``tool_pins`` also applies to given clients that have no pins of their own.
     """
 
     def __init__(
@@ -97,6 +98,8 @@ class ClientGroup:
             self._clients[client.name] = client
             if server_config is not None:
                 self.configs[client.name] = server_config
+            elif client_options.get("tool_pins") is not None and client._tool_pins is None:
+                client._use_tool_pins(client_options["tool_pins"])
         self._prefixes = distinct_prefixes(list(self._clients))
 
     # -- construction --------------------------------------------------------------------------------
@@ -350,6 +353,8 @@ class ClientGroup:
             return by_server_name[0]
         if not refresh:
             return await self._tool(name, True)
+        for client in self._clients.values():  # a tool its pins withhold: say so, not "not found"
+            client._raise_if_withheld(name, self._prefixes[client.name], client.name)
         several = None
         if by_server_name:  # several servers offer it: say which, and the names that tell them apart
             servers = ", ".join(repr(t.client.name) for t in by_server_name)
@@ -391,6 +396,35 @@ class ClientGroup:
                             timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
         return await run_async(self._execute(name, parameters, timeout, on_progress))
+
+    async def _pin_tools(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
+        pinned = [c for c in self._clients.values() if c._tool_pins is not None and c.is_alive()]
+        if not pinned:
+            raise ConfigError("no server of this group has tool_pins: create it with tool_pins=PATH to pin tools")
+        if names is None:
+            return {c.name: await c.apin_tools() for c in pinned}
+        wanted = [names] if isinstance(names, str) else list(names)
+        for client in pinned:
+            await client._list_tools(True)
+        accepted: dict[str, list[str]] = {}
+        for name in wanted:
+            owners = [(c, tool) for c in pinned for tool in c._tool_pins.current  # type: ignore[union-attr]
+                      if name in (tool, safe_tool_name(tool, c.name), safe_tool_name(tool, self._prefixes[c.name]))]
+            if not owners:
+                raise NotFoundError("tool", name, [t for c in pinned for t in c._tool_pins.current])  # type: ignore[union-attr]
+            for client, tool in owners:
+                accepted.setdefault(client.name, []).extend(await client.apin_tools([tool]))
+        return accepted
+
+    def pin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
+        """Accept the current tool definitions of every server with ``tool_pins`` (see
+        :meth:`Client.pin_tools`); ``names`` (a tool's name on its server, ``"{server}__{tool}"`` or its
+        name in the group) limits it to those tools. Returns the tools pinned, by server."""
+        return run_sync(self._pin_tools(names))
+
+    async def apin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
+        """Async twin of :meth:`pin_tools`."""
+        return await run_async(self._pin_tools(names))
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:

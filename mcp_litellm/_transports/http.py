@@ -37,6 +37,7 @@ from mcp_litellm._transports.endpoint_policy import cleartext_problem
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
+from mcp_litellm._transports.redirects import without_foreign_credentials
 from mcp_litellm._transports.sse_client import sse_streams
 
 _AUTH_FINAL = "mcp_litellm.auth_final"
@@ -207,11 +208,13 @@ class StreamableTransport(_HttpTransport):
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
+            headers = _headers(config)
             http = httpx2.AsyncClient(
-                headers=_headers(config),
+                headers=headers,
                 timeout=timeout,
                 auth=auth,
-                event_hooks={"response": [body_bound(limit), _observe_response]},
+                event_hooks={"request": [without_foreign_credentials(url, headers)],
+                             "response": [body_bound(limit), _observe_response]},
             )
             transport = streamable_http_client(url, http_client=http, max_sse_event_size=limit)
             async with http, transport as (read_stream, write_stream):
@@ -251,11 +254,13 @@ class SseTransport(_HttpTransport):
                         return  # OAuth answers this one (and marks the retry final)
                     relay_send.close()
 
+            headers = _headers(config)
             http = httpx2.AsyncClient(
-                headers=_headers(config) or None,
+                headers=headers or None,
                 timeout=timeout,
                 auth=auth,
-                event_hooks={"response": [body_bound(limit), on_response]},
+                event_hooks={"request": [without_foreign_credentials(url, headers)],
+                             "response": [body_bound(limit), on_response]},
             )
             transport = sse_streams(url, http, limit=limit, label=label)
             # An OAuth failure the transport cannot see (the authorization server unreachable in the middle

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 import mcp_litellm as ml
-from tests.llm_http import litellm_respx
+from tests.scripted_llm.respx_mock import litellm_respx
 
 BASE = "http://responses.test/v1"
 LLM = {"api_base": BASE, "api_key": "sk-test-responses"}

@@ -17,13 +17,12 @@ from tests.servers.fixture_server import build_server
 
 PUBLIC = [
     "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion",
-    "Config", "ConfigError", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext", "NotFoundError",
-    "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource", "ResourceTemplate",
-    "ServerError", "SseConfig", "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall", "ToolContext",
-    "ToolLoopLimitError", "ToolResult",
-    "TransportError", "UnsupportedFeature", "Usage", "__version__", "aestablish_connection", "client", "config",
-    "configure", "establish_connection", "handlers", "load_config", "register_transport", "to_litellm_tools",
-    "use_running_loop",
+    "Config", "ConfigError", "FilePinStore", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext",
+    "NotFoundError", "PinStore", "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource",
+    "ResourceTemplate", "ServerError", "SseConfig", "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall",
+    "ToolChangedError", "ToolContext", "ToolLoopLimitError", "ToolResult", "TransportError", "UnsupportedFeature",
+    "Usage", "__version__", "aestablish_connection", "client", "config", "configure", "establish_connection",
+    "handlers", "load_config", "register_transport", "to_litellm_tools", "use_running_loop",
 ]
 """Every public name. Adding or removing one is an API change: update this list, the docs and the CHANGELOG."""
 

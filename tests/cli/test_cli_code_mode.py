@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.group.fake_llm import Turn, fake_llm
-from tests.group.test_cli_chat import chat, tool_messages
+from tests.cli.test_cli_chat import chat, tool_messages
+from tests.scripted_llm.server import Turn, fake_llm
 
 
 def test_chat_code_mode_runs_the_program_and_shows_each_inner_call():
