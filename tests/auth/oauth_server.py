@@ -35,6 +35,7 @@ from mcp.server.auth.provider import (
     AuthorizationParams,
     OAuthAuthorizationServerProvider,
     RefreshToken,
+    TokenError,
     construct_redirect_uri,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
@@ -63,6 +64,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
 
     def __init__(self) -> None:
         self.token_ttl = 3600
+        self.refresh_delay = 0.0
         self.deny = False
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -124,7 +126,11 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
 
     async def exchange_refresh_token(self, client: OAuthClientInformationFull, refresh_token: RefreshToken,
                                      scopes: list[str]) -> OAuthToken:
-        self.refresh.pop(refresh_token.token, None)
+        if self.refresh_delay:  # a slow token endpoint: two refreshes at once overlap here
+            await asyncio.sleep(self.refresh_delay)
+        if self.refresh.pop(refresh_token.token, None) is None:  # rotation: a refresh token works once
+            self.log.append("refresh_token:reused")
+            raise TokenError("invalid_grant", "the refresh token was already used")
         self.log.append("refresh_token")
         return self.issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
 
@@ -167,6 +173,17 @@ class _TokenFront:
                      + [(b"content-length", str(len(body)).encode())]}
             await _rewrite_json(self.app, scope, _replay(body, receive), send,
                                 lambda answer: {k: v for k, v in answer.items() if k != "token_endpoint_auth_method"})
+            return
+        if path.endswith("/revoke") and scope["method"] == "POST":
+            # The SDK's revocation handler requires a client_secret field even from a public client (RFC 7009
+            # has it send only client_id): supply an empty one, which the "none" method ignores.
+            body = await _read(receive)
+            self.server.revocations.append(body.decode())
+            if b"client_secret=" not in body:
+                body += b"&client_secret="
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+                     + [(b"content-length", str(len(body)).encode())]}
+            await self.app(scope, _replay(body, receive), send)
             return
         if not path.endswith("/token") or scope["method"] != "POST":
             await self.app(scope, receive, send)
@@ -290,6 +307,7 @@ class OAuthServer:
         self.provider = provider or Provider()
         self.token_bodies: list[str] = []
         self.token_headers: list[dict[str, str]] = []
+        self.revocations: list[str] = []
         self.jwt_public_key: Any = None
         self.auth_methods = auth_methods
         self.hide_registered_method = hide_registered_method
