@@ -321,7 +321,9 @@ class _Guarded(OAuthClientProvider):
             text = f"{prefix} failed: {text}"
         if self._refresh_failed:
             text += " (the stored refresh token had been rejected, so a new authorization was needed)"
-        return AuthError(text, http_status=401)
+        error = AuthError(text, http_status=401)
+        error.authorization_url = getattr(exc, "authorization_url", None)
+        return error
 
     def _record(self, error: AuthError) -> bool:
         """Hand ``error`` to the request's observer; ``False`` when there is none (raise it instead)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings"]
+__all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings", "takes_user"]
 
 OAUTH_KEYS = (
     "client_id", "client_secret", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url",
@@ -72,6 +72,18 @@ class OAuthSettings:
     def scope(self) -> str | None:
         """The scopes as the space-separated string OAuth requests carry."""
         return " ".join(self.scopes) if self.scopes else None
+
+
+def takes_user(authorize: Callable[..., Any]) -> bool:
+    """True for an ``authorize`` callable that takes two arguments: it is called as ``authorize(url, user)``."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(authorize).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: the URL only
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2
 
 
 def _string(key: str, value: Any) -> str | None:

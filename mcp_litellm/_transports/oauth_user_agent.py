@@ -26,7 +26,7 @@ from mcp.client.auth import AuthorizationCodeResult
 
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.user_code import call_user_code
-from mcp_litellm._transports.oauth_config import OAuthSettings
+from mcp_litellm._transports.oauth_config import OAuthSettings, takes_user
 from mcp_litellm._transports.observer import http_observer
 from mcp_litellm._transports.stdio import server_label
 
@@ -218,7 +218,10 @@ class UserAgent:
         hook = self.settings.authorize
         assert hook is not None
         try:
-            result = await call_user_code(hook, url)
+            if takes_user(hook):
+                result = await call_user_code(hook, url, self.settings.user)
+            else:
+                result = await call_user_code(hook, url)
         except AuthError:
             raise
         except Exception as exc:

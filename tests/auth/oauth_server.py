@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import json
 import secrets
 import socket
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import uvicorn
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -57,6 +59,10 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+_login: contextvars.ContextVar[str | None] = contextvars.ContextVar("test_oauth_login", default=None)
+"""Who is logging in at /authorize (the ``X-Test-User`` header of the browser's request), for the tokens' subject."""
 
 
 class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
@@ -92,7 +98,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
             code=code, scopes=params.scopes or ["mcp"], expires_at=time.time() + 300, client_id=client.client_id,
             code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource,
-            subject="test-user",
+            subject=_login.get() or "test-user",
         )
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
@@ -100,15 +106,16 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         found = self.codes.get(code)
         return found if found is not None and found.client_id == client.client_id else None
 
-    def issue(self, client_id: str, scopes: list[str], resource: str | None, *, refresh: bool = True) -> OAuthToken:
+    def issue(self, client_id: str, scopes: list[str], resource: str | None, *, refresh: bool = True,
+              subject: str | None = "test-user") -> OAuthToken:
         access = "at_" + secrets.token_hex(16)
         refresh_token = "rt_" + secrets.token_hex(16) if refresh else None
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
                                           expires_at=int(time.time() + self.token_ttl), resource=resource,
-                                          subject="test-user")
+                                          subject=subject)
         if refresh_token is not None:
             self.refresh[refresh_token] = RefreshToken(token=refresh_token, client_id=client_id, scopes=scopes,
-                                                       resource=resource)
+                                                       resource=resource, subject=subject)
         token = OAuthToken(access_token=access, expires_in=self.token_ttl, scope=" ".join(scopes) or None,
                            refresh_token=refresh_token)
         self.issued.append(token)
@@ -118,7 +125,8 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
                                           authorization_code: AuthorizationCode) -> OAuthToken:
         self.codes.pop(authorization_code.code, None)
         self.log.append("authorization_code")
-        return self.issue(client.client_id, authorization_code.scopes, authorization_code.resource)
+        return self.issue(client.client_id, authorization_code.scopes, authorization_code.resource,
+                          subject=authorization_code.subject)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         found = self.refresh.get(refresh_token)
@@ -132,7 +140,8 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
             self.log.append("refresh_token:reused")
             raise TokenError("invalid_grant", "the refresh token was already used")
         self.log.append("refresh_token")
-        return self.issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
+        return self.issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource,
+                          subject=refresh_token.subject)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -159,6 +168,9 @@ class _TokenFront:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.endswith("/authorize"):
+            login = dict(scope["headers"]).get(b"x-test-user")
+            _login.set(login.decode() if login else None)
         if path.endswith("/.well-known/oauth-authorization-server") and self.server.auth_methods is not None:
             methods = list(self.server.auth_methods)
             await _rewrite_json(self.app, scope, receive, send,
@@ -337,6 +349,12 @@ class OAuthServer:
         def add(a: int, b: int) -> int:
             """Add two integers."""
             return a + b
+
+        @mcp.tool()
+        def whoami() -> str:
+            """The subject of the access token this request came with (who authorized it)."""
+            token = get_access_token()
+            return (token.subject or "") if token is not None else "anonymous"
 
         app = mcp.streamable_http_app(host="127.0.0.1")
         sse = mcp.sse_app(host="127.0.0.1")
