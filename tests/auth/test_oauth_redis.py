@@ -185,3 +185,27 @@ def test_planted_token_files_are_refused(oauth_server, token_dir, tmp_path, plan
     with pytest.raises(ml.AuthError) as caught:
         make(oauth_server, authorize=follow).start()
     assert f"refusing the OAuth token file {stored}" in str(caught.value) and why in str(caught.value)
+
+
+def test_two_clients_sharing_a_token_file_refresh_once(oauth_server, token_dir):
+    # The file store's lock (fcntl) does for token files what the Redis lock does for Redis: two clients of one
+    # server whose access token expired refresh once, the second taking the first one's new tokens.
+    import threading
+
+    oauth_server.provider.token_ttl = 2
+    with make(oauth_server, authorize=follow) as first, make(oauth_server, authorize=None) as second:
+        assert add(first) == "42" and add(second) == "42"
+        assert oauth_server.grants().count("authorize") == 1
+        before = oauth_server.grants().count("refresh_token")
+        oauth_server.provider.refresh_delay = 0.5
+        time.sleep(2.1)
+        results: list[str] = []
+        threads = [threading.Thread(target=lambda c=c: results.append(add(c))) for c in (first, second)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert results == ["42", "42"]
+    grants = oauth_server.grants()
+    assert grants.count("refresh_token") == before + 1 and "refresh_token:reused" not in grants
+    assert grants.count("authorize") == 1
