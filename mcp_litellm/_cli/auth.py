@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 
 from mcp_litellm._cli.commands import EXIT_OK, PROG, UsageError, configs_for
 from mcp_litellm._cli.oauth_status import oauth_store
 from mcp_litellm._core.errors import NotFoundError
 from mcp_litellm._servers.config_file import ServerConfig
+from mcp_litellm._transports.oauth_config import oauth_settings
+from mcp_litellm._transports.oauth_revoke import revoke_stored
 from mcp_litellm._transports.oauth_storage import TokenStore
 
 
@@ -21,7 +24,7 @@ def _one(args: argparse.Namespace, command: str) -> tuple[ServerConfig, TokenSto
     if store is None:
         raise UsageError(f"server {args.name!r} does not use OAuth; give it \"auth\": \"oauth\" "
                          "(or \"oauth\": {...}) in the config file")
-    if not isinstance(store, TokenStore) or store.path is None:
+    if not isinstance(store, TokenStore) or not store.shared:
         raise UsageError(f"server {args.name!r} keeps its tokens in memory (oauth.storage), so there is nothing to "
                          f"{command}; remove the storage setting to keep them on disk")
     return server, store
@@ -39,16 +42,18 @@ def login(args: argparse.Namespace) -> int:
         print(f"{PROG}: {server.name!r} did not ask for authorization (it answered without a token); nothing "
               "was stored", file=sys.stderr)
         return EXIT_OK
-    print(f"{PROG}: authorized {server.name!r}; tokens stored in {store.path}", file=sys.stderr)
+    print(f"{PROG}: authorized {server.name!r}; tokens stored {store.backend.where}", file=sys.stderr)
     return EXIT_OK
 
 
 def logout(args: argparse.Namespace) -> int:
-    """``mcp-litellm logout NAME``: delete the stored tokens and client registration."""
+    """``mcp-litellm logout NAME``: revoke the stored tokens at the authorization server where it offers
+    revocation (best effort), then delete them and the client registration."""
     server, store = _one(args, "log out of")
-    path = store.path
+    revoked = asyncio.run(revoke_stored(store, oauth_settings(server.config)))
     if store.delete():
-        print(f"{PROG}: removed the stored tokens of {server.name!r} ({path})", file=sys.stderr)
+        said = f"; the authorization server revoked {revoked} token(s)" if revoked else ""
+        print(f"{PROG}: removed the stored tokens of {server.name!r} ({store.backend.where}){said}", file=sys.stderr)
     else:
         print(f"{PROG}: no tokens were stored for {server.name!r}", file=sys.stderr)
     return EXIT_OK

@@ -33,7 +33,7 @@ def auth_status(server: ServerConfig) -> str | None:
         return None
     if not isinstance(store, TokenStore):
         return "custom storage"
-    if store.path is None:
+    if not store.shared:
         return "in memory"
     return store.status()
 

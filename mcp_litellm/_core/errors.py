@@ -100,7 +100,11 @@ class AuthError(TransportError):
 
     Attributes:
         http_status: the MCP server's HTTP status when it refused the credentials (401/403), else ``None``.
+        authorization_url: where to send the user to authorize, when the error is that a user of a
+            :class:`~mcp_litellm.ClientPool` has not authorized yet (and no ``authorize`` callable is set).
     """
+
+    authorization_url: str | None = None
 
     def for_server(self, name: str) -> AuthError:
         """This error with the server's name in front (the transport knows only its URL)."""
@@ -109,6 +113,7 @@ class AuthError(TransportError):
             return self
         renamed = AuthError(f"server {name!r}: {text}", http_status=self.http_status)
         renamed.__cause__ = self.__cause__
+        renamed.authorization_url = self.authorization_url
         return renamed
 
 

@@ -14,7 +14,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from types import TracebackType
@@ -22,7 +22,7 @@ from typing import Any
 
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.errors import AuthError, ConfigError
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
@@ -46,8 +46,11 @@ class ClientPool:
     A server whose config says ``"per_user": true`` gets a connection of its own for each user (a
     stdio server: a process of its own). Every other server is shared: one connection, made on
     first use, serves all users. Servers that use OAuth are per user unless they say
-    ``"per_user": false``; per-user OAuth (tokens stored per user) is not supported yet, so for now
-    such a server must say ``"per_user": false`` (all users then share one authorization).
+    ``"per_user": false``: each user authorizes once, and their tokens and client registration are
+    stored under their user id as well as the server (``oauth.user``), so a user's token is only ever
+    sent on that user's connection. An ``authorize`` callable taking two arguments is called as
+    ``authorize(url, user_id)``; without one, :meth:`for_user` raises :class:`AuthError` whose
+    ``authorization_url`` is where to send that user.
 
     Args:
         config: a config file path (JSON or YAML, see :func:`load_config`), a config mapping, or
@@ -103,12 +106,6 @@ class ClientPool:
         """The servers each user gets a connection of their own to."""
         self.shared: list[str] = [name for name in self.configs if name not in self.per_user]
         """The servers one connection of which serves all users."""
-        oauth = [name for name in self.per_user if _uses_oauth(self.configs[name])]
-        if oauth:
-            raise ConfigError(
-                f"server {oauth[0]!r} uses OAuth, which makes it per user in a ClientPool, and per-user OAuth "
-                "(tokens stored per user) is not supported yet; set \"per_user\": false on it to share one "
-                "authorization among all users")
         self._client_options = client_options
         self._users: OrderedDict[str, _User] = OrderedDict()
         self._shared_group: ClientGroup | None = None
@@ -184,7 +181,7 @@ class ClientPool:
         return any(self.configs[name].transport_type in _REMOTE for name in self.per_user)
 
     def _new_user(self, user_id: str, headers: dict[str, str] | None, shared: ClientGroup) -> _User:
-        own = {name: self._user_config(self.configs[name], headers) for name in self.per_user}
+        own = {name: self._user_config(self.configs[name], user_id, headers) for name in self.per_user}
         group = _UserGroup(own, list(self.configs), shared, self.strict, self.with_prefix, self._client_options)
         starting = asyncio.get_running_loop().create_task(group._start(), name=f"mcp-litellm:user:{user_id}")
         starting.add_done_callback(_retrieve)
@@ -193,12 +190,24 @@ class ClientPool:
         return entry
 
     @staticmethod
-    def _user_config(server: ServerConfig, headers: dict[str, str] | None) -> ServerConfig:
-        if not headers or server.transport_type not in _REMOTE:
+    def _user_config(server: ServerConfig, user_id: str, headers: dict[str, str] | None) -> ServerConfig:
+        """A user's copy of a per-user server's config: their headers merged in, and for OAuth their user id
+        (so their tokens are stored apart) and, without an ``authorize`` callable, one that raises
+        :class:`AuthError` with the authorization URL."""
+        if server.transport_type not in _REMOTE:
             return server
-        configured = {k: v for k, v in (server.config.get("headers") or {}).items()
-                      if k.lower() not in {name.lower() for name in headers}}
-        return replace(server, config={**server.config, "headers": {**configured, **headers}})
+        config = dict(server.config)
+        if headers:
+            configured = {k: v for k, v in (config.get("headers") or {}).items()
+                          if k.lower() not in {name.lower() for name in headers}}
+            config["headers"] = {**configured, **headers}
+        if _uses_oauth(server):
+            oauth = dict(config.get("oauth") or {})
+            oauth["user"] = user_id
+            if oauth.get("authorize") is None:
+                oauth["authorize"] = _not_authorized(server.name)
+            config["oauth"] = oauth
+        return replace(server, config=config)
 
     async def _ensure_shared(self) -> ClientGroup:
         if self._shared_group is not None:
@@ -376,6 +385,19 @@ def _is_per_user(server: ServerConfig) -> bool:
 
 def _uses_oauth(server: ServerConfig) -> bool:
     return server.config.get("auth") == "oauth" or server.config.get("oauth") is not None
+
+
+def _not_authorized(name: str) -> Callable[[str, str], str]:
+    """The ``authorize`` of a per-user OAuth server without one: the user has to be sent to ``url``."""
+
+    def authorize(url: str, user: str) -> str:
+        error = AuthError(f"user {user!r} has not authorized server {name!r} yet: send them to the authorization "
+                          f"URL (AuthError.authorization_url), or give the server an oauth.authorize(url, user) "
+                          f"callable that does; the URL: {url}", http_status=None)
+        error.authorization_url = url
+        raise error
+
+    return authorize
 
 
 def _checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:

@@ -23,6 +23,7 @@ Metadata Document) or its client-credentials / private-key-JWT providers, each e
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import warnings
@@ -40,7 +41,7 @@ from mcp.client.auth.extensions.client_credentials import (
     SignedJWTParameters,
 )
 from mcp.client.auth.utils import union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, TokenEndpointAuthMethod
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken, TokenEndpointAuthMethod
 from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
@@ -53,6 +54,7 @@ from mcp_litellm._core.sdk_compat import (
     set_resource_validator,
 )
 from mcp_litellm._transports.endpoint_policy import endpoint_problem
+from mcp_litellm._transports.oauth_backends import sealer_for
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_errors import Client, describe_failure
 from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
@@ -169,7 +171,7 @@ class _Guarded(OAuthClientProvider):
         tokens = self.context.current_tokens
         if isinstance(store, TokenStore) and tokens is not None:
             self.context.token_expiry_time = store.expires_at()
-            self._refresh_early()
+            await self._refresh_early()
         self._remember_secrets()
         info = self.context.client_info
         if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
@@ -250,10 +252,10 @@ class _Guarded(OAuthClientProvider):
                         self._label, response.status_code)
         return ok
 
-    def _refresh_early(self) -> None:
+    async def _refresh_early(self) -> None:
         """Refresh a little before the access token expires (10% of its lifetime, at most 60 s).
 
-        Before that, look at the token file: another client (another process, or another client of the
+        Before that, look at the stored tokens: another client (another process, or another client of the
         same server) may have refreshed already, and the refresh token this one holds may be used up."""
         context = self.context
         tokens = context.current_tokens
@@ -262,13 +264,37 @@ class _Guarded(OAuthClientProvider):
         if time.time() < context.token_expiry_time - min(60.0, 0.1 * tokens.expires_in):
             return
         store = self._store
-        if isinstance(store, TokenStore) and store.path is not None and provider_initialized(self):
-            stored, expires = store.reload()
-            if (stored is not None and expires is not None and stored.access_token != tokens.access_token
-                    and stored.expires_in and time.time() < expires - min(60.0, 0.1 * stored.expires_in)):
-                context.current_tokens, context.token_expiry_time = stored, expires
-                return
+        if (isinstance(store, TokenStore) and store.shared and provider_initialized(self)
+                and self._adopt(*await store.areload())):
+            return
         context.token_expiry_time = time.time() - 1.0
+
+    def _adopt(self, stored: OAuthToken | None, expires: float | None) -> bool:
+        """Take the stored tokens when another client stored newer ones that are still fresh."""
+        context, tokens = self.context, self.context.current_tokens
+        if (stored is not None and expires is not None and tokens is not None
+                and stored.access_token != tokens.access_token
+                and stored.expires_in and time.time() < expires - min(60.0, 0.1 * stored.expires_in)):
+            context.current_tokens, context.token_expiry_time = stored, expires
+            self._remember_secrets()
+            return True
+        return False
+
+    async def _locked_refresh(self) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """Refresh an expired token while holding the store's lock (a file lock or a Redis lock), so two
+        clients, in one process or in several, never both spend one refresh token: the second one waits,
+        then finds the first one's new tokens in the store and uses them."""
+        store = self._store
+        assert isinstance(store, TokenStore)
+        async with self.context.lock, store.lock():
+            if self.context.is_token_valid() or not self.context.can_refresh_token():
+                return
+            if self._adopt(*await store.areload()):
+                return
+            request = await self._refresh_token()
+            response = yield request
+            if not await self._handle_refresh_response(response):
+                self.context.clear_tokens()  # the request goes out without a token; its 401 starts a new authorization
 
     def _expected_issuer(self) -> str:
         if self.context.auth_server_url is None and self._legacy_issuer is not None:
@@ -310,7 +336,9 @@ class _Guarded(OAuthClientProvider):
             text = f"{prefix} failed: {text}"
         if self._refresh_failed:
             text += " (the stored refresh token had been rejected, so a new authorization was needed)"
-        return AuthError(text, http_status=401)
+        error = AuthError(text, http_status=401)
+        error.authorization_url = getattr(exc, "authorization_url", None)
+        return error
 
     def _check_endpoint(self, outgoing: httpx2.Request) -> None:
         """Refuse a discovery, registration or token request to a host the flow must not reach (see
@@ -349,7 +377,35 @@ class _Guarded(OAuthClientProvider):
             return
         if not provider_initialized(self):
             self._refresh_failed = False
-        self._refresh_early()
+        refresh: AsyncGenerator[httpx2.Request, httpx2.Response] | None = None
+        try:
+            if not provider_initialized(self):
+                async with self.context.lock:
+                    if not provider_initialized(self):
+                        await self._initialize()
+            await self._refresh_early()
+            store = self._store
+            if (isinstance(store, TokenStore) and store.shared and not self.context.is_token_valid()
+                    and self.context.can_refresh_token()):
+                refresh = self._locked_refresh()
+                outgoing: httpx2.Request | None = None
+                with contextlib.suppress(StopAsyncIteration):
+                    outgoing = await refresh.__anext__()
+                if outgoing is not None:  # None: another client's fresh tokens were in the store
+                    answer = yield outgoing
+                    with contextlib.suppress(StopAsyncIteration):
+                        await refresh.asend(answer)
+        except Exception as exc:
+            error = self._failure(exc)
+            if not self._record(error):
+                raise error from None
+            request.headers.pop("Authorization", None)
+            request.extensions = {**request.extensions, AUTH_FINAL: True}
+            yield request
+            return
+        finally:
+            if refresh is not None:
+                await refresh.aclose()
         flow = super()._auth_flow(request)
         sent_original = 0
         response: httpx2.Response | None = None
@@ -425,15 +481,21 @@ class _PrivateKeyJWT(_Guarded, PrivateKeyJWTOAuthProvider):
 
 def token_store(url: str, settings: OAuthSettings, *, label: str | None = None) -> Any:
     """The token storage ``settings`` name for the server at ``url``: a :class:`TokenStore` for
-    ``"disk"``, ``"memory"`` or a directory, else the user's own ``TokenStorage`` object."""
+    ``"disk"``, ``"memory"``, a directory or a ``redis://`` URL (under ``settings.user`` when set, encrypted
+    with ``settings.token_key`` or ``$MCP_LITELLM_TOKEN_KEY`` when either is set), else the user's own
+    ``TokenStorage`` object."""
     storage = settings.storage
+    if not isinstance(storage, str):
+        return storage
+    shown = label or url
+    user = settings.user
     if storage == "memory":
-        return TokenStore(url, None, server=label or url)
-    if storage == "disk":
-        return TokenStore(url, oauth_directory(), server=label or url)
-    if isinstance(storage, str):
-        return TokenStore(url, Path(storage), server=label or url)
-    return storage
+        return TokenStore(url, None, server=shown, user=user)
+    sealer = sealer_for(settings.token_key)
+    if storage.startswith(("redis://", "rediss://", "unix://")):
+        return TokenStore(url, None, server=shown, user=user, redis=storage, sealer=sealer)
+    directory = oauth_directory() if storage == "disk" else Path(storage)
+    return TokenStore(url, directory, server=shown, user=user, sealer=sealer)
 
 
 def _same_origin(transport: str) -> Callable[[str, str | None], Any]:

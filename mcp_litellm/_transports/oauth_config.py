@@ -15,17 +15,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings"]
+__all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings", "takes_user"]
 
 OAUTH_KEYS = (
     "client_id", "client_secret", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url",
-    "grant", "private_key", "signing_algorithm", "storage", "timeout", "authorize", "issuer",
+    "grant", "private_key", "signing_algorithm", "storage", "timeout", "authorize", "issuer", "token_key", "user",
 )
 GRANTS = ("authorization_code", "client_credentials", "private_key_jwt")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 """The values of ``oauth.token_endpoint_auth_method``: how the client authenticates at the token endpoint."""
 _ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _STORAGE_METHODS = ("get_tokens", "set_tokens", "get_client_info", "set_client_info")
 
 
@@ -53,9 +54,11 @@ class OAuthSettings:
     signing_algorithm: str = "RS256"
     storage: Any = "disk"
     timeout: float = 300.0
-    authorize: Callable[[str], Any] | None = None
+    authorize: Callable[..., Any] | None = None
     issuer: str | None = None
     allow_http: bool = False
+    token_key: str | None = None
+    user: str | None = None
 
     def __repr__(self) -> str:  # secrets stay out of reprs
         shown = {"grant": self.grant, "client_id": self.client_id,
@@ -63,7 +66,8 @@ class OAuthSettings:
                  "token_endpoint_auth_method": self.token_endpoint_auth_method,
                  "private_key": "***" if self.private_key else None,
                  "storage": self.storage if isinstance(self.storage, str) else f"<{type(self.storage).__name__}>",
-                 "authorize": self.authorize is not None, "issuer": self.issuer}
+                 "authorize": self.authorize is not None, "issuer": self.issuer,
+                 "token_key": "***" if self.token_key else None, "user": self.user}
         return f"OAuthSettings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     @property
@@ -75,6 +79,18 @@ class OAuthSettings:
     def scope(self) -> str | None:
         """The scopes as the space-separated string OAuth requests carry."""
         return " ".join(self.scopes) if self.scopes else None
+
+
+def takes_user(authorize: Callable[..., Any]) -> bool:
+    """True for an ``authorize`` callable that takes two arguments: it is called as ``authorize(url, user)``."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(authorize).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: the URL only
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2
 
 
 def _string(key: str, value: Any) -> str | None:
@@ -123,9 +139,12 @@ def _storage(value: Any) -> Any:
         return str(Path(value).expanduser())
     if isinstance(value, str):
         if not value.strip():
-            raise OAuthProblem("oauth.storage", "must be 'disk', 'memory', a directory path or a TokenStorage object")
+            raise OAuthProblem("oauth.storage", "must be 'disk', 'memory', a directory path, a redis:// URL or a "
+                                                "TokenStorage object")
         if value in ("disk", "memory"):
             return value
+        if value.startswith(_REDIS_SCHEMES):
+            return _redis_url(value)
         return str(Path(value).expanduser())
     missing = [m for m in _STORAGE_METHODS if not callable(getattr(value, m, None))]
     if missing:
@@ -133,6 +152,31 @@ def _storage(value: Any) -> Any:
                                             f"mcp.client.auth.TokenStorage; a {type(value).__name__} lacks "
                                             f"{', '.join(missing)}")
     return value
+
+
+def _redis_url(url: str) -> str:
+    import importlib.util
+
+    if importlib.util.find_spec("redis") is None:
+        raise OAuthProblem("oauth.storage", "a redis:// storage needs the redis package: "
+                                            "pip install 'mcp-litellm[redis]'")
+    parts = urlsplit(url)
+    if parts.scheme != "unix" and not parts.hostname:
+        raise OAuthProblem("oauth.storage", "a Redis URL needs a host, such as redis://localhost:6379/0")
+    return url
+
+
+def _token_key(value: Any) -> str | None:
+    key = _string("token_key", value)
+    if key is None:
+        return None
+    from mcp_litellm._transports.oauth_backends import check_token_key
+
+    try:
+        check_token_key(key)
+    except ValueError as exc:
+        raise OAuthProblem("oauth.token_key", str(exc)) from None
+    return key
 
 
 def _private_key(value: Any) -> str | None:
@@ -175,9 +219,13 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
 
     authorize = raw.get("authorize")
     if authorize is not None and not callable(authorize):
-        raise OAuthProblem("oauth.authorize", "must be a callable (sync or async) taking the authorization URL and "
-                                              "returning the URL the browser was redirected to; it can only be set "
-                                              f"in code, got {type(authorize).__name__}")
+        raise OAuthProblem("oauth.authorize", "must be a callable (sync or async) taking the authorization URL (and, "
+                                              "optionally, the user) and returning the URL the browser was "
+                                              "redirected to; it can only be set in code, got "
+                                              f"{type(authorize).__name__}")
+    user = raw.get("user")
+    if user is not None and (not isinstance(user, str) or not user):
+        raise OAuthProblem("oauth.user", f"must be a non-empty string (the app's user id), got {type(user).__name__}")
     grant = raw.get("grant") or "authorization_code"
     if grant not in GRANTS:
         raise OAuthProblem("oauth.grant", f"must be one of {', '.join(map(repr, GRANTS))}")
@@ -218,6 +266,8 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
         storage=_storage(raw.get("storage")),
         timeout=float(timeout),
         authorize=authorize,
+        token_key=_token_key(raw.get("token_key")),
+        user=user,
     )
     if grant == "client_credentials" and not (settings.client_id and settings.client_secret):
         raise OAuthProblem("oauth.client_secret" if settings.client_id else "oauth.client_id",

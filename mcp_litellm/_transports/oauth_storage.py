@@ -2,10 +2,13 @@
 
 :class:`TokenStore` implements the SDK's ``mcp.client.auth.TokenStorage`` protocol, in memory or in
 one JSON file per MCP server (resource) in the user's config directory (``$MCP_LITELLM_OAUTH_DIR``,
-else ``$XDG_CONFIG_HOME/mcp-litellm/oauth``, else ``~/.config/mcp-litellm/oauth``). The directory is
-created with mode 0700 and each file is written atomically with mode 0600. Inside a file, entries
-are keyed by the authorization server's issuer, so a server that moves to another authorization
-server gets a new registration without losing the old one.
+else ``$XDG_CONFIG_HOME/mcp-litellm/oauth``, else ``~/.config/mcp-litellm/oauth``), or under one Redis
+key per server (``oauth.storage`` ``"redis://..."``), shared by every process of an app. The directory is
+created with mode 0700 and each file is written atomically with mode 0600 (see :mod:`.oauth_backends`).
+Inside a document, entries are keyed by the authorization server's issuer, so a server that moves to
+another authorization server gets a new registration without losing the old one. A store made for a
+user of an app (``oauth.user``, set by ``ClientPool``) keeps that user's tokens apart from everyone
+else's. With a key (``oauth.token_key`` or ``$MCP_LITELLM_TOKEN_KEY``) the document is encrypted.
 
 Unlike the SDK, the store keeps each access token's absolute expiry time, so a token stored by an
 earlier run is refreshed before it expires instead of being sent and rejected.
@@ -13,14 +16,16 @@ earlier run is refreshed before it expires instead of being sent and rejected.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
+import concurrent.futures
 import hashlib
 import json
 import logging
 import os
 import re
-import tempfile
 import time
+from collections.abc import Coroutine
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,6 +34,14 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import ValidationError
 
 from mcp_litellm._core.errors import AuthError
+from mcp_litellm._transports.oauth_backends import (
+    TOKEN_KEY_ENV,
+    FileBackend,
+    MemoryBackend,
+    RedisBackend,
+    Sealer,
+    redis_key,
+)
 
 __all__ = ["OAUTH_DIR_ENV", "TokenStore", "oauth_directory"]
 
@@ -50,85 +63,133 @@ def oauth_directory() -> Path:
     return Path(base) / "mcp-litellm" / "oauth"
 
 
-def _file_name(resource: str) -> str:
+def _file_name(resource: str, user: str | None = None) -> str:
     parts = urlsplit(resource)
     readable = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{parts.hostname or 'server'}_{parts.port or ''}").strip("_")
-    digest = hashlib.sha256(resource.encode("utf-8")).hexdigest()[:16]
-    return f"{readable}-{digest}.json"
+    if user is None:
+        digest = hashlib.sha256(resource.encode("utf-8")).hexdigest()[:16]
+        return f"{readable}-{digest}.json"
+    digest = hashlib.sha256(f"{resource}\0{user}".encode()).hexdigest()[:16]
+    who = re.sub(r"[^A-Za-z0-9.@-]+", "_", user)[:40].strip("_.") or "user"
+    return f"{readable}-user-{who}-{digest}.json"
+
+
+def _blocking(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coroutine`` to its end from synchronous code (the CLI), in a thread if a loop runs here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class TokenStore:
-    """Tokens and the client registration for one MCP server (resource), in memory or in a file.
+    """Tokens and the client registration for one MCP server (resource), in memory, a file or Redis.
 
     ``issuer()`` names the authorization server the flow talks to at the moment (``None`` before
-    discovery); entries are filed under it.
+    discovery); entries are filed under it. ``user``: the app's user whose tokens these are (``None``:
+    the program's own). ``redis``: a ``redis://`` URL to keep them in instead of ``directory``.
+    ``sealer``: encrypts the document at rest.
     """
 
-    def __init__(self, resource: str, directory: Path | None, *, server: str | None = None) -> None:
+    def __init__(self, resource: str, directory: Path | None, *, server: str | None = None, user: str | None = None,
+                 redis: str | None = None, sealer: Sealer | None = None) -> None:
         self.resource = resource
         self.server = server or resource
-        self.path = directory / _file_name(resource) if directory is not None else None
+        self.user = user
+        name = _file_name(resource, user)
+        self.backend: FileBackend | MemoryBackend | RedisBackend
+        if redis is not None:
+            self.backend = RedisBackend(redis, redis_key(user, name[:-len(".json")]), self.server)
+        elif directory is not None:
+            self.backend = FileBackend(directory / name, self.server, self._fix())
+        else:
+            self.backend = MemoryBackend()
+        self.path = self.backend.path
         self.current_issuer: str | None = None
+        self._sealer = sealer
         self._data: dict[str, Any] | None = None
+        self._warned = False
 
     def __repr__(self) -> str:
-        where = str(self.path) if self.path is not None else "memory"
-        return f"TokenStore(resource={self.resource!r}, at={where!r})"
+        where = str(self.path) if self.path is not None else (
+            "redis" if isinstance(self.backend, RedisBackend) else "memory")
+        return f"TokenStore(resource={self.resource!r}, at={where!r}{', encrypted' if self._sealer else ''})"
 
-    # -- the file ------------------------------------------------------------------------------------
+    @property
+    def shared(self) -> bool:
+        """True when other clients and processes may change the document (a file or Redis)."""
+        return not isinstance(self.backend, MemoryBackend)
+
+    # -- the document ----------------------------------------------------------------------------------
 
     def _fix(self) -> str:
         return (f"make it writable, set {OAUTH_DIR_ENV} to another directory, or set oauth.storage to 'memory' "
                 "or a directory path")
 
-    def _load(self) -> dict[str, Any]:
-        if self._data is not None:
-            return self._data
-        data: dict[str, Any] = {"format": _FORMAT, "resource": self.resource, "active": None, "issuers": {}}
-        if self.path is not None:
+    def _empty(self) -> dict[str, Any]:
+        return {"format": _FORMAT, "resource": self.resource, "active": None, "issuers": {}}
+
+    def _decode(self, text: str | None) -> dict[str, Any]:
+        if text is None:
+            return self._empty()
+        try:
+            loaded = json.loads(text)
+        except ValueError:
+            loaded = None
+        if isinstance(loaded, dict) and isinstance(loaded.get("sealed"), str):
+            if self._sealer is None:
+                raise AuthError(f"the stored OAuth tokens for {self.server} ({self.backend.where}) are encrypted: set "
+                                f"{TOKEN_KEY_ENV} (or oauth.token_key) to the key they were stored with, or run "
+                                "'mcp-litellm logout NAME' (or delete them) to authorize again", http_status=None)
             try:
-                text = self.path.read_text(encoding="utf-8")
-            except (FileNotFoundError, NotADirectoryError):
-                text = None
-            except OSError as exc:
-                raise AuthError(f"cannot read the stored OAuth tokens for {self.server} from {self.path} "
-                                f"({exc.strerror or type(exc).__name__}); {self._fix()}") from None
-            if text is not None:
-                try:
-                    loaded = json.loads(text)
-                    if isinstance(loaded, dict) and isinstance(loaded.get("issuers"), dict):
-                        data = loaded
-                    else:
-                        raise ValueError("unexpected layout")
-                except ValueError:
-                    logger.warning("ignoring the unreadable OAuth token file %s for %s; the next use authorizes again",
-                                   self.path, self.server)
-        self._data = data
-        return data
+                loaded = json.loads(self._sealer.open(loaded["sealed"], f"for {self.server} ({self.backend.where})"))
+            except ValueError:
+                loaded = None
+        if isinstance(loaded, dict) and isinstance(loaded.get("issuers"), dict):
+            return loaded
+        if not self._warned:
+            self._warned = True
+            where = f"file {self.path}" if self.path is not None else f"tokens {self.backend.where}"
+            logger.warning("ignoring the unreadable OAuth token %s for %s; the next use authorizes again",
+                           where, self.server)
+        return self._empty()
+
+    def _encode(self, data: dict[str, Any]) -> str:
+        text = json.dumps(data, indent=1)
+        if self._sealer is None:
+            return text
+        return json.dumps({"format": _FORMAT, "resource": self.resource, "sealed": self._sealer.seal(text)})
+
+    def _load(self) -> dict[str, Any]:
+        if self._data is None:
+            backend = self.backend
+            if isinstance(backend, FileBackend):
+                self._data = self._decode(backend.read_sync())
+            else:
+                self._data = _blocking(self._aload())
+        return self._data
+
+    async def _aload(self, *, fresh: bool = False) -> dict[str, Any]:
+        if self._data is None or fresh:
+            self._data = self._decode(await self.backend.read())
+        return self._data
 
     def _save(self) -> None:
         data = self._load()
-        if self.path is None:
-            return
-        directory = self.path.parent
-        try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if (directory.stat().st_mode & 0o077) != 0:
-                directory.chmod(0o700)
-            fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
-            try:
-                if hasattr(os, "fchmod"):  # mkstemp already creates the file 0600; say it anyway
-                    os.fchmod(fd, 0o600)
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(data, handle, indent=1)
-                os.replace(temp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
-        except OSError as exc:
-            raise AuthError(f"cannot store the OAuth tokens for {self.server} in {directory} "
-                            f"({exc.strerror or type(exc).__name__}); {self._fix()}") from None
+        backend = self.backend
+        if isinstance(backend, FileBackend):
+            backend.write_sync(self._encode(data))
+        else:
+            _blocking(backend.write(self._encode(data)))
+
+    async def _asave(self) -> None:
+        await self.backend.write(self._encode(await self._aload()))
+
+    def lock(self) -> AbstractAsyncContextManager[None]:
+        """Held around a refresh and the store of its tokens (across processes, for a file or Redis)."""
+        return self.backend.lock()
 
     def _entry(self, issuer: str | None = None, *, create: bool = False) -> dict[str, Any] | None:
         data = self._load()
@@ -143,26 +204,23 @@ class TokenStore:
     # -- mcp.client.auth.TokenStorage --------------------------------------------------------------
 
     async def get_tokens(self) -> OAuthToken | None:
-        """The stored tokens for the current authorization server, if any."""
-        entry = self._entry()
-        raw = entry.get("tokens") if entry else None
-        if raw is None:
-            return None
-        try:
-            return OAuthToken.model_validate(raw)
-        except ValidationError:
-            return None
+        """The stored tokens for the current authorization server, if any (read afresh: another process
+        may have stored newer ones)."""
+        await self._aload(fresh=True)
+        return _tokens(self._entry())
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         """Store new tokens, with the absolute time their access token expires."""
+        await self._aload(fresh=True)
         entry = self._entry(create=True)
         assert entry is not None
         entry["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
         entry["expires_at"] = time.time() + tokens.expires_in if tokens.expires_in else None
-        self._save()
+        await self._asave()
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         """The stored client registration for the current authorization server, if any."""
+        await self._aload()
         entry = self._entry()
         raw = entry.get("client_info") if entry else None
         if raw is None:
@@ -177,10 +235,11 @@ class TokenStore:
         issuer = client_info.issuer or self.current_issuer
         if issuer is not None:
             self.current_issuer = issuer
+        await self._aload(fresh=True)
         entry = self._entry(issuer, create=True)
         assert entry is not None
         entry["client_info"] = client_info.model_dump(mode="json", exclude_none=True)
-        self._save()
+        await self._asave()
 
     # -- beyond the protocol ---------------------------------------------------------------------------
 
@@ -191,20 +250,26 @@ class TokenStore:
         return float(value) if isinstance(value, int | float) else None
 
     def reload(self) -> tuple[OAuthToken | None, float | None]:
-        """Re-read the file (another process may have refreshed): the stored tokens and their expiry."""
-        self._data = None
-        entry = self._entry()
-        raw = entry.get("tokens") if entry else None
-        try:
-            tokens = OAuthToken.model_validate(raw) if raw is not None else None
-        except ValidationError:
-            tokens = None
-        return tokens, self.expires_at()
+        """Re-read the document (another process may have refreshed): the stored tokens and their expiry."""
+        if self.shared:
+            self._data = None
+        return _tokens(self._entry()), self.expires_at()
+
+    async def areload(self) -> tuple[OAuthToken | None, float | None]:
+        """Async twin of :meth:`reload`."""
+        await self._aload(fresh=True)
+        return _tokens(self._entry()), self.expires_at()
+
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Everything stored, by issuer (read afresh)."""
+        if self.shared:
+            self._data = None
+        return {k: v for k, v in self._load()["issuers"].items() if isinstance(v, dict)}
 
     def status(self) -> str:
         """``"authorized"``, ``"expired"`` (a refresh token may renew it) or ``"not authorized"``, as the
-        file says now."""
-        if self.path is not None:
+        store says now."""
+        if self.shared:
             self._data = None
         entry = self._entry()
         if not entry or not entry.get("tokens"):
@@ -216,6 +281,8 @@ class TokenStore:
 
     def forget_tokens(self) -> None:
         """Drop the stored tokens (every authorization server), keeping client registrations."""
+        if self.shared:
+            self._data = None
         data = self._load()
         for entry in data["issuers"].values():
             if isinstance(entry, dict):
@@ -225,17 +292,24 @@ class TokenStore:
 
     def delete(self) -> bool:
         """Forget everything stored for this server, the file included; ``True`` if there was something."""
-        had = bool(self._load()["issuers"])
-        self._data = None
-        if self.path is not None:
-            try:
-                self.path.unlink()
-                had = True
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise AuthError(f"cannot delete the stored OAuth tokens for {self.server} at {self.path} "
-                                f"({exc.strerror or type(exc).__name__}); delete the file by hand") from None
-        self._data = {"format": _FORMAT, "resource": self.resource, "active": None, "issuers": {}}
+        return bool(_blocking(self.adelete()))
+
+    async def adelete(self) -> bool:
+        """Async twin of :meth:`delete`."""
+        try:
+            had = bool((await self._aload(fresh=True))["issuers"])
+        except AuthError:  # undecryptable: deleting it is the way out
+            had = True
+        had = await self.backend.delete() or had
+        self._data = self._empty()
         return had
 
+
+def _tokens(entry: dict[str, Any] | None) -> OAuthToken | None:
+    raw = entry.get("tokens") if entry else None
+    if raw is None:
+        return None
+    try:
+        return OAuthToken.model_validate(raw)
+    except ValidationError:
+        return None

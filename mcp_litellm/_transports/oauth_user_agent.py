@@ -28,7 +28,7 @@ from mcp.client.auth import AuthorizationCodeResult
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.redact import printable, remember_secrets
 from mcp_litellm._core.user_code import call_user_code
-from mcp_litellm._transports.oauth_config import OAuthSettings
+from mcp_litellm._transports.oauth_config import OAuthSettings, takes_user
 from mcp_litellm._transports.observer import http_observer
 
 NO_BROWSER_ENV = "MCP_LITELLM_NO_BROWSER"
@@ -228,7 +228,10 @@ class UserAgent:
         hook = self.settings.authorize
         assert hook is not None
         try:
-            result = await call_user_code(hook, url)
+            if takes_user(hook):
+                result = await call_user_code(hook, url, self.settings.user)
+            else:
+                result = await call_user_code(hook, url)
         except AuthError:
             raise
         except Exception as exc:

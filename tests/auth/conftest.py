@@ -27,3 +27,12 @@ def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MCP_LITELLM_OAUTH_DIR", str(directory))
     monkeypatch.setenv("MCP_LITELLM_NO_BROWSER", "1")
     return directory
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real redis-server on a free port for this test session (tests/redis_server.py)."""
+    from tests.redis_server import running_redis
+
+    with running_redis() as url:
+        yield url

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import json
 import secrets
 import socket
@@ -29,12 +30,14 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import uvicorn
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
     OAuthAuthorizationServerProvider,
     RefreshToken,
+    TokenError,
     construct_redirect_uri,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
@@ -58,11 +61,16 @@ def free_port() -> int:
         return port
 
 
+_login: contextvars.ContextVar[str | None] = contextvars.ContextVar("test_oauth_login", default=None)
+"""Who is logging in at /authorize (the ``X-Test-User`` header of the browser's request), for the tokens' subject."""
+
+
 class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
     """In-memory authorization server state."""
 
     def __init__(self) -> None:
         self.token_ttl = 3600
+        self.refresh_delay = 0.0
         self.deny = False
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -90,7 +98,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
             code=code, scopes=params.scopes or ["mcp"], expires_at=time.time() + 300, client_id=client.client_id,
             code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource,
-            subject="test-user",
+            subject=_login.get() or "test-user",
         )
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
@@ -98,15 +106,16 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         found = self.codes.get(code)
         return found if found is not None and found.client_id == client.client_id else None
 
-    def issue(self, client_id: str, scopes: list[str], resource: str | None, *, refresh: bool = True) -> OAuthToken:
+    def issue(self, client_id: str, scopes: list[str], resource: str | None, *, refresh: bool = True,
+              subject: str | None = "test-user") -> OAuthToken:
         access = "at_" + secrets.token_hex(16)
         refresh_token = "rt_" + secrets.token_hex(16) if refresh else None
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
                                           expires_at=int(time.time() + self.token_ttl), resource=resource,
-                                          subject="test-user")
+                                          subject=subject)
         if refresh_token is not None:
             self.refresh[refresh_token] = RefreshToken(token=refresh_token, client_id=client_id, scopes=scopes,
-                                                       resource=resource)
+                                                       resource=resource, subject=subject)
         token = OAuthToken(access_token=access, expires_in=self.token_ttl, scope=" ".join(scopes) or None,
                            refresh_token=refresh_token)
         self.issued.append(token)
@@ -116,7 +125,8 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
                                           authorization_code: AuthorizationCode) -> OAuthToken:
         self.codes.pop(authorization_code.code, None)
         self.log.append("authorization_code")
-        return self.issue(client.client_id, authorization_code.scopes, authorization_code.resource)
+        return self.issue(client.client_id, authorization_code.scopes, authorization_code.resource,
+                          subject=authorization_code.subject)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         found = self.refresh.get(refresh_token)
@@ -124,9 +134,14 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
 
     async def exchange_refresh_token(self, client: OAuthClientInformationFull, refresh_token: RefreshToken,
                                      scopes: list[str]) -> OAuthToken:
-        self.refresh.pop(refresh_token.token, None)
+        if self.refresh_delay:  # a slow token endpoint: two refreshes at once overlap here
+            await asyncio.sleep(self.refresh_delay)
+        if self.refresh.pop(refresh_token.token, None) is None:  # rotation: a refresh token works once
+            self.log.append("refresh_token:reused")
+            raise TokenError("invalid_grant", "the refresh token was already used")
         self.log.append("refresh_token")
-        return self.issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
+        return self.issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource,
+                          subject=refresh_token.subject)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -153,6 +168,9 @@ class _TokenFront:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.endswith("/authorize"):
+            login = dict(scope["headers"]).get(b"x-test-user")
+            _login.set(login.decode() if login else None)
         if path.endswith("/.well-known/oauth-authorization-server") and self.server.auth_methods is not None:
             methods = list(self.server.auth_methods)
             await _rewrite_json(self.app, scope, receive, send,
@@ -167,6 +185,17 @@ class _TokenFront:
                      + [(b"content-length", str(len(body)).encode())]}
             await _rewrite_json(self.app, scope, _replay(body, receive), send,
                                 lambda answer: {k: v for k, v in answer.items() if k != "token_endpoint_auth_method"})
+            return
+        if path.endswith("/revoke") and scope["method"] == "POST":
+            # The SDK's revocation handler requires a client_secret field even from a public client (RFC 7009
+            # has it send only client_id): supply an empty one, which the "none" method ignores.
+            body = await _read(receive)
+            self.server.revocations.append(body.decode())
+            if b"client_secret=" not in body:
+                body += b"&client_secret="
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+                     + [(b"content-length", str(len(body)).encode())]}
+            await self.app(scope, _replay(body, receive), send)
             return
         if not path.endswith("/token") or scope["method"] != "POST":
             await self.app(scope, receive, send)
@@ -290,6 +319,7 @@ class OAuthServer:
         self.provider = provider or Provider()
         self.token_bodies: list[str] = []
         self.token_headers: list[dict[str, str]] = []
+        self.revocations: list[str] = []
         self.jwt_public_key: Any = None
         self.auth_methods = auth_methods
         self.hide_registered_method = hide_registered_method
@@ -319,6 +349,12 @@ class OAuthServer:
         def add(a: int, b: int) -> int:
             """Add two integers."""
             return a + b
+
+        @mcp.tool()
+        def whoami() -> str:
+            """The subject of the access token this request came with (who authorized it)."""
+            token = get_access_token()
+            return (token.subject or "") if token is not None else "anonymous"
 
         app = mcp.streamable_http_app(host="127.0.0.1")
         sse = mcp.sse_app(host="127.0.0.1")

@@ -98,8 +98,11 @@ def test_login_servers_call_logout(oauth_server, token_dir, tmp_path, paste):
     assert done.stdout.strip() == "42"
     assert oauth_server.grants().count("authorize") == 1
 
+    assert oauth_server.provider.access and oauth_server.provider.refresh
     done = run("logout", "notes", "-c", cfg, token_dir=token_dir)
     assert done.returncode == 0 and "removed the stored tokens of 'notes'" in done.stderr
+    assert "the authorization server revoked 2 token(s)" in done.stderr  # RFC 7009, at its revocation_endpoint
+    assert not oauth_server.provider.access and not oauth_server.provider.refresh
     assert not list(token_dir.iterdir())
     done = run("servers", "-c", cfg, "-s", "notes", token_dir=token_dir)
     assert "not authorized" in done.stdout
@@ -138,6 +141,6 @@ def test_servers_starts_a_client_credentials_server_without_a_login(oauth_server
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
     [row] = json.loads(done.stdout)
-    assert row["status"] == "ok" and row["tools"] == 1
+    assert row["status"] == "ok" and row["tools"] == 2  # add and whoami
     assert oauth_server.grants() == ["client_credentials"]
     assert CC_CLIENT[1] not in done.stdout + done.stderr

@@ -123,9 +123,8 @@ async def test_an_evicted_users_requests_in_flight_finish_first(marker):
 
 
 def test_bad_settings_say_what_to_do(pool_http):
-    oauth = {"mcpServers": {"remote": {"url": pool_http, "auth": "oauth"}}}
-    with pytest.raises(ml.ConfigError, match=r"per_user.*false"):
-        ml.ClientPool(oauth)
+    per_user = ml.ClientPool({"mcpServers": {"remote": {"url": pool_http, "auth": "oauth"}}})
+    assert per_user.per_user == ["remote"] and per_user.shared == []  # OAuth: per user by default
     shared = ml.ClientPool({"mcpServers": {"remote": {"url": pool_http, "auth": "oauth", "per_user": False}}})
     assert shared.shared == ["remote"] and shared.per_user == []
     config = {"mcpServers": {"api": {"url": pool_http, "per_user": True}}}
