@@ -18,11 +18,24 @@ from typing import Any
 
 from mcp_litellm._core import telemetry
 
+_quieted = False
+
 
 def litellm_module() -> Any:
-    """The ``litellm`` module, imported on first use."""
+    """The ``litellm`` module, imported on first use.
+
+    At that first use LiteLLM's "Give Feedback / Get Help" banner, which it prints on every failed
+    request, is turned off (``litellm.suppress_debug_info``), but only while the setting still holds
+    LiteLLM's default: a user who set it to True keeps it, and one who sets it to False afterwards gets
+    the banners back (our own error already says what failed and what to check).
+    """
     import litellm
 
+    global _quieted
+    if not _quieted:
+        _quieted = True
+        if getattr(litellm, "suppress_debug_info", None) is False:
+            litellm.suppress_debug_info = True
     return litellm
 
 
