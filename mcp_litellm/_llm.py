@@ -18,21 +18,46 @@ from typing import Any
 
 from mcp_litellm._core import telemetry
 
+_quieted = False
+
 
 def litellm_module() -> Any:
-    """The ``litellm`` module, imported on first use."""
+    """The ``litellm`` module, imported on first use.
+
+    At that first use LiteLLM's "Give Feedback / Get Help" banner, which it prints on every failed
+    request, is turned off (``litellm.suppress_debug_info``), but only while the setting still holds
+    LiteLLM's default: a user who set it to True keeps it, and one who sets it to False afterwards gets
+    the banners back (our own error already says what failed and what to check).
+    """
     import litellm
 
+    global _quieted
+    if not _quieted:
+        _quieted = True
+        if getattr(litellm, "suppress_debug_info", None) is False:
+            litellm.suppress_debug_info = True
     return litellm
 
 
 _FIRST_REQUEST_MODULES = ("openai.resources.chat", "openai.resources.chat.completions", "litellm._service_logger",
-                          "litellm.integrations.prometheus_services", "anyio._backends._asyncio")
+                          "litellm.integrations.prometheus_services", "anyio._backends._asyncio",
+                          # LiteLLM 1.110: its callback manager and what the first request's provider lookup loads
+                          "litellm.litellm_core_utils.logging_callback_manager",
+                          "litellm.integrations.generic_api.generic_api_callback",
+                          "litellm.llms.github_copilot.per_user_auth", "litellm.llms.github_copilot.authenticator",
+                          "litellm.llms.github_copilot.common_utils", "litellm.llms.github_copilot.github_host")
 """What the first model request would import on the caller's loop: the OpenAI SDK imports its resource
-classes when a client first reaches ``client.chat`` (about 0.5 s), LiteLLM its service logger, and a
-first streamed answer anyio's asyncio backend."""
-_FIRST_ROUTED_MODULES = ("litellm.integrations.otel.logger", "litellm.router_utils.baseline_request")
-"""What a Router's first request imports besides (its OpenTelemetry logger, about 1 s)."""
+classes when a client first reaches ``client.chat`` (about 0.5 s), LiteLLM its service logger (and from
+1.110 its callback manager and GitHub Copilot helpers), and a first streamed answer anyio's asyncio
+backend. A module this LiteLLM version does not have is skipped."""
+_FIRST_ROUTED_MODULES = ("litellm.integrations.otel.logger", "litellm.router_utils.baseline_request",
+                         # LiteLLM 1.110's Router
+                         "litellm.router_rust.invoke.prompt_management",
+                         "litellm.router_strategy.auto_router.baseline_request", "litellm.rust_bridge.logger",
+                         "litellm.router_utils.pre_call_checks.continuation_prefill_check",
+                         "litellm.router_utils.client_initalization_utils")
+"""What a Router's first request imports besides (its OpenTelemetry logger, about 1 s; a module this LiteLLM
+version does not have is skipped)."""
 _warm_ups: dict[str | None, concurrent.futures.Future[None]] = {}
 _ROUTED = "\0router"
 """The key of the Router's first-use work in ``_warm_ups`` (no model is named so)."""

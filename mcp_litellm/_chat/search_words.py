@@ -25,7 +25,7 @@ RELATED_WEIGHT = 0.7
 _GROUPS = """
 create: create make new add build generate insert register setup
 store: store save remember record note jot keep write persist
-delete: delete remove erase drop forget destroy discard purge wipe clear
+delete: delete remove erase drop forget destroy discard purge prune wipe clear
 update: update change edit modify alter replace fix set adjust
 read: read open view show display print see contents content text
 list: list show enumerate browse inventory listing
@@ -60,6 +60,26 @@ allowed: allowed permitted access accessible allow
 wait: wait slow long delay sleep progress running simulate
 log: logging log logs messages
 compress: compress zip gzip archive
+copy: copy duplicate clone
+reply: reply respond answer
+restore: restore undo revert rollback recover
+run: run start launch begin execute trigger invoke
+stop: stop halt pause terminate kill shutdown
+cancel: cancel abort
+schedule: schedule plan book arrange appointment meeting event calendar
+upload: upload push publish
+download: download export
+merge: merge combine join unify consolidate
+assign: assign grant allocate
+approve: approve accept confirm
+reject: reject decline deny refuse
+price: price cost rate quote fee
+invoice: bill invoice charge payment pay
+refund: refund reimburse money
+bug: bug issue ticket problem defect crash error
+weather: weather rain forecast temperature sunny snow wind
+route: route directions drive driving navigate distance
+language: language translate translation
 """
 
 RELATED: dict[str, tuple[tuple[str, ...], ...]] = {}  # word -> the meaning groups it belongs to
@@ -104,11 +124,14 @@ def query_groups(text: str) -> list[dict[str, float]]:
     the meaning's other words, :data:`RELATED_WEIGHT`), or the word alone. A tool scores the best member
     of each group, so a word with many synonyms counts no more than one without, while a word with two
     meanings ("forget": delete, and memory) counts for both."""
-    groups: list[dict[str, float]] = []
-    for word in dict.fromkeys(words(shapes(text))):
-        meanings = RELATED.get(word) or ((),)
-        groups += [{**dict.fromkeys(meaning, RELATED_WEIGHT), word: 1.0} for meaning in meanings]
-    return groups
+    return [group for meanings in word_groups(text) for group in meanings]
+
+
+def word_groups(text: str) -> list[list[dict[str, float]]]:
+    """:func:`query_groups`, one list per distinct word of the request (for counting how many of the
+    request's words a tool meets)."""
+    return [[{**dict.fromkeys(meaning, RELATED_WEIGHT), word: 1.0} for meaning in RELATED.get(word) or ((),)]
+            for word in dict.fromkeys(words(shapes(text)))]
 
 
 def shapes(text: str) -> str:
@@ -126,12 +149,14 @@ def stem(word: str) -> str:
         return word
     if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and not word.endswith("sses"):
         word = word[:-2] + "e"  # "boxes", "matches" (the "e" goes below)
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
+    for suffix, replacement in (("ies", "y"), ("ied", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
         if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + replacement
             if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
                 word = word[:-1]  # "shipping" -> "ship"
             break
+    if word.endswith(("tion", "sion")) and len(word) >= 8:
+        word = word[:-3]  # the noun meets its verb: "translation"/"translat", "compression"/"compress"
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]  # "create"/"creat", "delete"/"delet"
     return word

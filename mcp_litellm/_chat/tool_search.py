@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_litellm._chat.search_words import query_groups, raw_words, stem, words
 from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
+from mcp_litellm._chat.search_words import raw_words, stem, word_groups, words
 
 SEARCH_TOOL = "search_tools"
 READ_RESULT_TOOL = "read_result"
@@ -36,6 +36,8 @@ _FIELDS = ("name", "server", "parameters", "lead", "rest")
 # BM25F: how much a word counts in each field, and how much the field's length tempers it
 _WEIGHT = {"name": 3.0, "server": 1.5, "parameters": 1.0, "lead": 1.5, "rest": 0.5}
 _LENGTH = {"name": 0.3, "server": 0.0, "parameters": 0.5, "lead": 0.5, "rest": 0.75}
+COORDINATION = 0.5
+"""How strongly the share of a request's words a tool meets scales its score (0: not at all)."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
@@ -111,18 +113,29 @@ class ToolIndex:
 
     def scores(self, query: str) -> list[float]:
         """The BM25F score of every entry for ``query`` (0 where no word matches): per meaning group of
-        the request, the best of its words (weighted) in the entry."""
+        the request, the best of its words (weighted) in the entry; the sum times the share of the
+        request's words the entry meets (coordination: a tool meeting two of three words beats one that
+        meets one word strongly)."""
         out = [0.0] * len(self.entries)
-        for group in query_groups(query):
-            best: dict[int, float] = {}
-            for term, weight in group.items():
-                idf = self._idf.get(term, 0.0)
-                for number, tf in self._postings.get(term, ()):
-                    value = weight * idf * tf / (self.K1 + tf)
-                    if value > best.get(number, 0.0):
-                        best[number] = value
-            for number, value in best.items():
-                out[number] += value
+        met = [0] * len(self.entries)
+        asked = word_groups(query)
+        for meanings in asked:
+            matched: set[int] = set()
+            for group in meanings:
+                best: dict[int, float] = {}
+                for term, weight in group.items():
+                    idf = self._idf.get(term, 0.0)
+                    for number, tf in self._postings.get(term, ()):
+                        value = weight * idf * tf / (self.K1 + tf)
+                        if value > best.get(number, 0.0):
+                            best[number] = value
+                for number, value in best.items():
+                    out[number] += value
+                matched.update(best)
+            for number in matched:
+                met[number] += 1
+        if asked:
+            out = [score * (met[i] / len(asked)) ** COORDINATION for i, score in enumerate(out)]
         return out
 
     def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:

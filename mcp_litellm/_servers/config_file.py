@@ -59,7 +59,11 @@ _OPTION_ALIASES = {
     "max_result_chars": "max_result_chars", "maxResultChars": "max_result_chars",
     "per_user": "per_user", "perUser": "per_user",
     "tool_pins": "tool_pins", "toolPins": "tool_pins",
+    "max_message_size": "max_message_size", "maxMessageSize": "max_message_size",
 }
+_FILE_OPTIONS = ("max_message_size", "maxMessageSize")
+"""Top-level keys beside ``mcpServers`` that set a default for every server of the file."""
+_MIN_MESSAGE_SIZE = 1024
 _URL_ALIASES = ("httpUrl", "serverUrl")
 """Other hosts' names for ``url``: Gemini CLI's ``httpUrl`` (streamable HTTP), Windsurf's ``serverUrl``."""
 _IGNORED_KEYS = {"description", "autoApprove", "alwaysAllow", "trust"}
@@ -84,7 +88,8 @@ class ServerConfig:
         disabled: a disabled server is listed but never started.
         include_tools: only tools matching one of these names or globs are offered (``None``: all).
         exclude_tools: tools matching one of these names or globs are never offered.
-        options: other client keyword arguments (``protocol``, ``max_result_chars``).
+        options: other client keyword arguments (``protocol``, ``max_result_chars``,
+            ``max_message_size``).
         per_user: for :class:`mcp_litellm.ClientPool`: ``True`` gives each user a connection of their
             own, ``False`` shares one among all users, ``None`` (not set) is per user for an OAuth server
             and shared otherwise. A :class:`mcp_litellm.ClientGroup` ignores it.
@@ -185,9 +190,11 @@ def load_config(
     ``transport`` / ``transport_type`` of ``"streamable-http"``/``"http"``/``"sse"``; a remote entry
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
     ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
-    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``per_user`` (for
-    :class:`mcp_litellm.ClientPool`), ``tool_pins`` (a file of pinned tool definitions, relative to
-    the config file; a top-level ``tool_pins`` applies to every server without its own). A remote entry may set
+    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``max_message_size``
+    (bytes; also a top-level key beside ``mcpServers``, the default for every server of the file),
+    ``per_user`` (for :class:`mcp_litellm.ClientPool`), ``tool_pins`` (a file of pinned tool definitions,
+    relative to the config file; a top-level ``tool_pins`` applies to every server without its own). A remote
+    entry may set
     ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``,
     ``token_endpoint_auth_method``, ``scopes``, ``redirect_uri``, ``client_metadata_url``, ``grant``,
     ``private_key``, ``signing_algorithm``, ``storage``, ``timeout``). String values may use ``${VAR}``
@@ -226,6 +233,7 @@ def load_config(
         raise ConfigError(f"{source}: {present[0]!r} must map server names to their settings, "
                           f"got {type(servers).__name__}")
     proxy_file = present[0] == "mcp_servers" and is_proxy_config(data)
+    file_defaults = _file_options(source, data)
     result: dict[str, ServerConfig] = {}
     for name, entry in servers.items():
         if isinstance(name, bool):
@@ -238,7 +246,7 @@ def load_config(
             entry = from_proxy_entry(source, name, entry, env)
             if entry is None:
                 continue
-        result[name] = _server(source, name, entry, env)
+        result[name] = _server(source, name, entry, env, file_defaults)
     pins = _file_pins(source, data)
     if pins is not None:  # for every server without a tool_pins of its own
         for server_config in result.values():
@@ -263,6 +271,19 @@ def _file_pins(source: str, data: Mapping[str, Any]) -> str | None:
     if len(given) > 1 or not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{source}: the top-level {given[0]!r} must be one file path (a string)")
     return _pins_path(source, value)
+
+
+def _file_options(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The file-wide defaults given beside the servers (today ``max_message_size``), checked."""
+    given = [key for key in _FILE_OPTIONS if key in data]
+    if not given:
+        return {}
+    if len(given) > 1:
+        raise ConfigError(f"{source}: give max_message_size once at the top level (also given as {given[0]!r})")
+    size = data[given[0]]
+    if not _is_message_size(size):
+        raise ConfigError(f"{source}: top-level {given[0]!r} must be {_MESSAGE_SIZE_WHAT}, got {_shown(size)}")
+    return {"max_message_size": size}
 
 
 def _read_file(path: Path) -> Any:
@@ -360,6 +381,13 @@ def _shown(value: Any) -> str:
     return type(value).__name__
 
 
+_MESSAGE_SIZE_WHAT = f"a whole number of bytes >= {_MIN_MESSAGE_SIZE} (e.g. 67108864 for 64 MiB)"
+
+
+def _is_message_size(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= _MIN_MESSAGE_SIZE
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -368,7 +396,8 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
 
-def _server(source: str, name: str, raw: Any, environ: Mapping[str, str]) -> ServerConfig:
+def _server(source: str, name: str, raw: Any, environ: Mapping[str, str],
+            file_defaults: Mapping[str, Any] | None = None) -> ServerConfig:
     reader = _Entry(source, name, raw if isinstance(raw, Mapping) else {})
     if not isinstance(raw, Mapping):
         raise reader.error(None, f"settings must be a mapping, got {type(raw).__name__}")
@@ -406,7 +435,7 @@ def _server(source: str, name: str, raw: Any, environ: Mapping[str, str]) -> Ser
                                     f"valid keys: {', '.join(valid)}")
         config[key] = value
     _check_transport_config(reader, transport, config)
-    return _build(reader, transport, config, options)
+    return _build(reader, transport, config, options, file_defaults or {})
 
 
 def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
@@ -507,7 +536,8 @@ def _string_map(reader: _Entry, key: str, config: dict[str, Any]) -> None:
     config[key] = {str(k): str(v) for k, v in value.items()}
 
 
-def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict[str, tuple[str, Any]]) -> ServerConfig:
+def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict[str, tuple[str, Any]],
+           file_defaults: Mapping[str, Any]) -> ServerConfig:
     def get(option: str, check: Callable[[Any], bool], what: str) -> Any:
         if option not in options:
             return None
@@ -537,6 +567,11 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     pins = get("tool_pins", lambda v: isinstance(v, str) and bool(v.strip()), "a file path")
     if pins is not None:
         extra["tool_pins"] = _pins_path(reader.source, pins)
+    message_size = get("max_message_size", _is_message_size, _MESSAGE_SIZE_WHAT)
+    if message_size is None:
+        message_size = file_defaults.get("max_message_size")
+    if message_size is not None:
+        extra["max_message_size"] = message_size
     return ServerConfig(
         name=reader.name,
         transport_type=transport,

@@ -9,6 +9,7 @@ and dropped until its newline arrives. :class:`EventFramer` does the same for th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 HEAD_BYTES = 512
@@ -29,17 +30,113 @@ class Oversized:
     size: int
     tail: bytes = b""
     complete: bool = True
+    member_id: bytes | None = None
+    """The raw JSON of the message's top-level ``"id"`` when :class:`IdScanner` found it (stdio only)."""
+
+
+SCAN_TOKENS = 2_000_000
+"""How many structural tokens (brackets, strings) of one oversized line :class:`IdScanner` reads at most."""
+_STRUCTURE = re.compile(rb'[{}\[\]"]')
+_STRING_REST = re.compile(rb'(?:[^"\\]|\\.)*"', re.S)
+_STRING_BODY = re.compile(rb'(?:[^"\\]|\\.)*', re.S)
+_TOP_ID = re.compile(rb'[{,]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]')
+_KEPT = 64  # a top-level string longer than this is kept as ""; "id" and its value are short
+
+
+class IdScanner:
+    """Finds the top-level ``"id"`` member anywhere in a JSON object fed in pieces, in bounded memory.
+
+    It follows the nesting (strings skipped at C speed, so a huge text costs one ``re`` match), keeps only
+    the last bytes written at the object's top level, and looks for ``"id": <value>`` there; an ``id``
+    nested in the payload never counts. It gives up after :data:`SCAN_TOKENS` brackets and strings, so a
+    hostile line of a billion brackets costs a bounded time; a message whose top level names a
+    ``"method"`` (a request of the server's own) has no id of ours.
+    """
+
+    def __init__(self) -> None:
+        self.found: bytes | None = None
+        self._depth = 0
+        self._in_string = False
+        self._escape = False
+        self._partial = b""  # a top-level string being read across pieces (up to _KEPT bytes)
+        self._top = b""  # the last bytes seen at the top level
+        self._tokens = 0
+        self._method = False
+
+    @property
+    def done(self) -> bool:
+        return self.found is not None or self._method or self._tokens > SCAN_TOKENS
+
+    def feed(self, data: bytes | bytearray, start: int = 0, end: int | None = None) -> None:
+        end = len(data) if end is None else end
+        pos = start
+        while pos < end and not self.done:
+            if self._in_string:
+                pos = self._string(data, pos, end)
+                continue
+            match = _STRUCTURE.search(data, pos, end)
+            stop = end if match is None else match.start()
+            if self._depth == 1:
+                self._keep(data[max(pos, stop - _KEPT):stop])
+            if match is None:
+                return
+            self._tokens += 1
+            char = data[stop]
+            pos = stop + 1
+            if char == 0x22:  # "
+                self._in_string, self._partial = True, b""
+            elif char in (0x7B, 0x5B):  # { [
+                if self._depth == 1:
+                    self._keep(b"[]")
+                self._depth += 1
+                if self._depth == 1:
+                    self._top = b"{"
+            else:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._keep(b"}")
+
+    def _string(self, data: bytes | bytearray, pos: int, end: int) -> int:
+        if self._escape:
+            self._escape, pos = False, pos + 1
+            if pos >= end:
+                return end
+        match = _STRING_REST.match(data, pos, end)
+        if match is None:
+            body = _STRING_BODY.match(data, pos, end)
+            stop = body.end() if body is not None else pos
+            self._escape = stop < end  # the piece ends in a lone backslash
+            if self._depth == 1 and len(self._partial) <= _KEPT:
+                self._partial += bytes(data[pos:min(end, pos + _KEPT + 1)])
+            return end
+        self._in_string = False
+        if self._depth == 1:
+            self._partial += bytes(data[pos:min(match.end() - 1, pos + _KEPT + 1)])
+            text = self._partial if len(self._partial) <= _KEPT else b""
+            self._method = self._method or (text == b"method" and self._top.rstrip().endswith((b"{", b",")))
+            self._keep(b'"' + text + b'"')
+        return match.end()
+
+    def _keep(self, piece: bytes | bytearray) -> None:
+        if not piece:
+            return
+        self._top = (self._top + piece)[-4 * _KEPT:]
+        match = _TOP_ID.search(self._top)
+        if match is not None:
+            self.found = match.group(1)
 
 
 class LineFramer:
     """Feed bytes in, get complete lines (``bytes``, without the newline) or :class:`Oversized` out."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, *, scan_ids: bool = False) -> None:
         self.limit = limit
         self._buffer = bytearray()
         self._head = b""
         self._tail = b""
         self._dropped = 0  # > 0 while the current line is being dropped
+        self._scan_ids = scan_ids  # look for the JSON-RPC id of a line being dropped (IdScanner)
+        self._scanner: IdScanner | None = None
 
     def feed(self, data: bytes) -> list[bytes | Oversized]:
         """The lines that ``data`` completes, in order."""
@@ -60,18 +157,25 @@ class LineFramer:
         if self._dropped:
             self._dropped += end - start
             self._tail = (self._tail + data[max(start, end - TAIL_BYTES):end])[-TAIL_BYTES:]
+            if self._scanner is not None:
+                self._scanner.feed(data, start, end)
         elif len(self._buffer) + (end - start) > self.limit:
             self._head = bytes((self._buffer + data[start:start + HEAD_BYTES])[:HEAD_BYTES])
             self._tail = bytes((self._buffer[-TAIL_BYTES:] + data[max(start, end - TAIL_BYTES):end])[-TAIL_BYTES:])
             self._dropped = len(self._buffer) + (end - start)
+            if self._scan_ids:
+                self._scanner = IdScanner()
+                self._scanner.feed(self._buffer)
+                self._scanner.feed(data, start, end)
             self._buffer = bytearray()
         else:
             self._buffer += data[start:end]
 
     def _finish(self) -> bytes | Oversized:
         if self._dropped:
-            frame: bytes | Oversized = Oversized(self._head, self._dropped, self._tail)
-            self._head, self._tail, self._dropped = b"", b"", 0
+            found = self._scanner.found if self._scanner is not None else None
+            frame: bytes | Oversized = Oversized(self._head, self._dropped, self._tail, member_id=found)
+            self._head, self._tail, self._dropped, self._scanner = b"", b"", 0, None
             return frame
         line = bytes(self._buffer)
         self._buffer = bytearray()

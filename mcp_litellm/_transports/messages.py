@@ -2,8 +2,8 @@
 bound on how large one message may be (the client option ``max_message_size``, on every transport).
 
 A message that cannot be read is never allowed to end the session: when its request id can be found
-(at its start, as servers write it), that call fails at once with a clear error; otherwise the
-message is skipped with a warning.
+(at its start or end, as servers write it, or for an oversized stdio line anywhere at its top level),
+that call fails at once with a clear error; otherwise the message is skipped with a warning.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def fail_oversized(logger: logging.Logger, label: str, limit: int, size: int, re
     what = (f"server {label!r} sent a message of {size}{'+' if partial else ''} bytes, more than max_message_size "
             f"({limit} bytes)")
     if request_id is None:
-        logger.error("%s; it was dropped (no request id found at its start or end)", what)
+        logger.error("%s; it was dropped (no request id found in it)", what)
         return None
     logger.warning("%s; it was dropped and request %r fails", what, request_id)
     return error_for(request_id, too_big(limit, None if partial else size))
@@ -84,13 +84,20 @@ def trailing_id(tail: bytes) -> int | str | None:
     return None
 
 
-def oversized_id(head: bytes, tail: bytes) -> int | str | None:
-    """The request id of an answer too large to keep, from its first or its last bytes."""
+def oversized_id(head: bytes, tail: bytes, member_id: bytes | None = None) -> int | str | None:
+    """The request id of an answer too large to keep, from its first or its last bytes, or else the
+    top-level ``id`` a scan of the whole message found (``member_id``, raw JSON)."""
     found = leading_id(head)
     if found is not None:
         return found
-    # a request from the server ends with an id too, of the server's own: only an answer's id is ours
-    return trailing_id(tail) if b'"method"' not in head else None
+    if b'"method"' in head:  # a request from the server ends with an id too, of the server's own
+        return None
+    found = trailing_id(tail)
+    if found is None and member_id is not None:
+        with suppress(ValueError):
+            value = json.loads(member_id)
+            found = value if isinstance(value, int | str) and not isinstance(value, bool) else None
+    return found
 
 
 class Unreadable:

@@ -6,7 +6,8 @@ alive, notices a death only as end-of-file, and can block a cancelled call on a 
 reading). It yields the same ``(read, write)`` streams of ``SessionMessage`` the SDK's session uses.
 
 - stdout is split into lines in linear time (``framing``); a line longer than ``max_message_size``
-  is dropped and, when its request id can be read, that call fails at once with a clear error.
+  is dropped and, when its request id can be read (a bounded scan finds it anywhere at the message's top
+  level), that call fails at once with a clear error.
   Lines that are not JSON-RPC (banners, stray output, invalid UTF-8) are skipped with a short warning.
   An answer with a known id but an invalid envelope (or nested too deeply to parse) fails that call at
   once instead of being dropped (``messages``).
@@ -181,7 +182,7 @@ class _Stdout:
     def __init__(self, label: str, limit: int) -> None:
         self.label = label
         self.limit = limit
-        self.framer = LineFramer(limit)
+        self.framer = LineFramer(limit, scan_ids=True)
         self.skipped = 0
 
     def messages(self, data: bytes) -> list[SessionMessage]:
@@ -218,7 +219,8 @@ class _Stdout:
         return message.answer
 
     def _oversized(self, frame: Oversized) -> SessionMessage | None:
-        return fail_oversized(logger, self.label, self.limit, frame.size, oversized_id(frame.head, frame.tail))
+        request_id = oversized_id(frame.head, frame.tail, frame.member_id)
+        return fail_oversized(logger, self.label, self.limit, frame.size, request_id)
 
 
 @asynccontextmanager

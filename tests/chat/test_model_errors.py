@@ -75,3 +75,21 @@ def test_the_command_line_names_an_explained_model_error_once():
     line = _one_line(info.value, SECRET)
     assert line.count("InternalServerError") == 1 and line.startswith("model request to 'openai/scripted'"), line
     assert _one_line(ValueError("plain"), None) == "ValueError: plain"  # other errors keep their type
+
+
+
+@pytest.mark.parametrize(("case", "banner"), [("library", False), ("user-false-after", True)])
+def test_a_failed_request_prints_no_litellm_banner_unless_the_user_asks(case, banner, monkeypatch, capsys):
+    """LiteLLM prints "Give Feedback / Get Help" on every failed request; in library use our error says it all."""
+    from mcp_litellm import _llm
+
+    monkeypatch.setattr(litellm, "suppress_debug_info", False)  # LiteLLM's default, as in a fresh process
+    monkeypatch.setattr(_llm, "_quieted", False)  # before mcp_litellm's first use of LiteLLM
+    if case == "user-false-after":
+        _llm.litellm_module()
+        litellm.suppress_debug_info = False
+    chat = ml.Chat("openai/scripted", api_base=f"http://127.0.0.1:{free_port()}/v1", api_key=SECRET, num_retries=0)
+    with pytest.raises(litellm.InternalServerError):
+        chat.ask("hi")
+    printed = capsys.readouterr()
+    assert ("Give Feedback / Get Help" in printed.out + printed.err) is banner, printed

@@ -4,19 +4,26 @@ These tests pin the measurement behind the decision not to offer native tool sea
 ``mcp_litellm/_chat/tool_search.py``): LiteLLM passes ``defer_loading`` and the tool-search tool types
 through to Anthropic's request body, but hands the server-side search back as an ordinary tool call
 (``server_tool_use`` becomes a ``tool_calls`` entry) and drops the ``tool_search_tool_result`` block, so a
-chat replaying its history would send a tool_use without its result. If a LiteLLM upgrade changes
-this, these tests fail and the decision can be revisited.
+chat replaying its history would send a tool_use without its result. LiteLLM 1.110 keeps the server-side
+search on the server's side (``provider_specific_fields["server_tool_calls"]``, not a tool call) and replays
+the ``tool_search_tool_result`` block, so with it the decision can be revisited; the tests pin both
+behaviours, each on its version.
 """
 
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import httpx
 import pytest
+from packaging.version import Version
 
 from mcp_litellm._llm import litellm_module
 from tests.scripted_llm.respx_mock import litellm_respx
+
+ROUND_TRIPS = Version(version("litellm")) >= Version("1.110")
+"""LiteLLM 1.110 passes Anthropic's server-side tool search through both ways (1.106.2 did not)."""
 
 
 @pytest.fixture
@@ -59,9 +66,13 @@ def test_litellm_passes_deferred_tools_and_the_search_tool_to_anthropic(anthropi
     assert sent["tool_search_tool_bm25"]["type"] == "tool_search_tool_bm25_20251119"
     assert sent["get_weather"].get("defer_loading") is True
     assert "advanced-tool-use-2025-11-20" in headers[0].get("anthropic-beta", "")
-    # ... but the server-side search comes back as a tool call the client would have to run
     calls = [(c.id, c.function.name) for c in response.choices[0].message.tool_calls]
-    assert ("srvtoolu_1", "tool_search_tool_bm25") in calls and ("toolu_1", "get_weather") in calls
+    if ROUND_TRIPS:  # the server's search stays the server's: not a call the client must run
+        assert calls == [("toolu_1", "get_weather")]
+        server_calls = response.choices[0].message.provider_specific_fields["server_tool_calls"]
+        assert [call["id"] for call in server_calls] == ["srvtoolu_1"]
+    else:  # 1.106.2: the server-side search comes back as a tool call the client would have to run
+        assert ("srvtoolu_1", "tool_search_tool_bm25") in calls and ("toolu_1", "get_weather") in calls
 
 
 def test_the_search_result_block_is_lost_on_the_way_back(anthropic):
@@ -75,6 +86,10 @@ def test_the_search_result_block_is_lost_on_the_way_back(anthropic):
     litellm.completion(model="anthropic/claude-sonnet-4-5", api_base="http://anthropic.test", api_key="sk-ant-test",
                        messages=history, tools=TOOLS)
     replayed = requests[1]["messages"][1]["content"]
+    if ROUND_TRIPS:  # the turn goes back as Anthropic sent it
+        assert [block["type"] for block in replayed] == ["server_tool_use", "tool_search_tool_result", "tool_use"]
+        assert replayed[1]["tool_use_id"] == "srvtoolu_1" and replayed[0]["id"] == "srvtoolu_1"
+        return
     assert "tool_search_tool_result" not in json.dumps(replayed)  # what Anthropic needs with the server_tool_use
     # the server's search goes back as a client tool_use that no tool_result answers
     assert {"type": "tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",

@@ -20,6 +20,19 @@ def test_identifiers_split_into_words():
     assert "search" in query_words("find my invoices") and "list" in query_words("show the folders")
 
 
+def test_a_noun_meets_its_verb_and_ied_meets_y():
+    assert words("translations") == words("translate") and words("deletion") == words("deleting")
+    assert words("compression") == words("compress") and words("modified") == words("modify")
+    assert words("action") == ["action"] and words("version") == ["version"]  # too short to cut
+
+
+def test_a_tool_meeting_more_of_the_request_wins_over_one_word_said_strongly():
+    found = index(("git_log", "Show the commit logs.", []),
+                  ("read_text_file", "Read a text file: its first or last lines.", ["path", "head"]))
+    # "log" alone names git_log; "show", "first", "lines" and "log" together describe reading a file's head
+    assert found.search("show me the first lines of the log file")[0].name == "read_text_file"
+
+
 def index(*tools: tuple[str, str, list[str]]) -> ToolIndex:
     return ToolIndex(entry(name, "srv", description, {"properties": {p: {} for p in params}})
                      for name, description, params in tools)

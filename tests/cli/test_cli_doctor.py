@@ -131,8 +131,13 @@ def test_bad_tools_for_openai(tmp_path):
     assert names["a.b"]["name"].startswith("a_b_") and "cleans to the same name" in names["a.b"]["reason"]
     assert names["1st_tool"]["changed"] is False
     assert any(f["level"] == "warning" and "collision: 'a.b', 'a_b'" in f["message"] for f in row["findings"])
-    # LiteLLM's token_counter fails on the array without items: that definition is estimated, the rest counted
     sent = definitions(config, "gpt-4o")
+    try:  # LiteLLM 1.110 counts the array without items
+        assert row["tool_tokens"] == token_count("gpt-4o", sent) and row["tool_tokens_estimated"] == 0
+        return
+    except (KeyError, ValueError, TypeError):
+        pass
+    # LiteLLM 1.106.2's token_counter fails on the array without items: that definition is estimated, the rest counted
     countable = [d for d in sent if d["function"]["name"] != "no_items"]
     [uncountable] = [d for d in sent if d["function"]["name"] == "no_items"]
     estimate = len(json.dumps(uncountable, separators=(",", ":"))) // 4

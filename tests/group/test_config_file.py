@@ -132,6 +132,28 @@ def test_client_from_config_gets_the_options():
     assert not client.is_alive()
 
 
+def test_max_message_size_per_server_and_for_the_whole_file(tmp_path):
+    data = {"max_message_size": 4 * 2**20, "mcpServers": {
+        "own": {"command": sys.executable, "maxMessageSize": 2**30},
+        "default": {"command": sys.executable},
+    }}
+    servers = ml.load_config(write(tmp_path, data))
+    assert servers["own"].client_kwargs()["max_message_size"] == 2**30
+    assert servers["default"].client_kwargs()["max_message_size"] == 4 * 2**20
+    assert servers["default"].client().max_message_size == 4 * 2**20
+    assert "max_message_size" not in ml.load_config({"mcpServers": {"s": {"command": "x"}}})["s"].client_kwargs()
+
+
+@pytest.mark.parametrize(("top", "fragment"), [
+    ({"max_message_size": True}, "top-level .max_message_size. must be a whole number of bytes >= 1024 .*, got True"),
+    ({"maxMessageSize": 10}, "got 10"),
+    ({"max_message_size": 2048, "maxMessageSize": 2048}, "give max_message_size once"),
+])
+def test_bad_file_wide_max_message_size(top, fragment):
+    with pytest.raises(ml.ConfigError, match=fragment):
+        ml.load_config({**top, "mcpServers": {"s": {"command": "x"}}})
+
+
 def test_yaml_needs_pyyaml(tmp_path, monkeypatch):
     path = write(tmp_path, "mcp_servers: {}\n", name="servers.yaml")
     monkeypatch.setitem(sys.modules, "yaml", None)
@@ -154,6 +176,8 @@ def test_yaml_needs_pyyaml(tmp_path, monkeypatch):
     ({"command": "x", "request_timeout": "10"}, "request_timeout", "must be a number of seconds, got str"),
     ({"command": "x", "request_timeout": -1}, "request_timeout", "positive number of seconds, got -1"),
     ({"command": "x", "max_result_chars": 0}, "max_result_chars", "must be a positive integer, got 0"),
+    ({"command": "x", "max_message_size": 512}, "max_message_size", ">= 1024 (e.g. 67108864 for 64 MiB), got 512"),
+    ({"command": "x", "maxMessageSize": "64MiB"}, "maxMessageSize", "(e.g. 67108864 for 64 MiB), got str"),
     ({"command": "x", "exclude_tools": ["a", 1]}, "exclude_tools", "a list whose item 1 is 1 (quote it"),
     ({"command": "x", "args": ["a", {"b": 1}]}, "args", "a list whose item 1 is dict"),
     ({"command": "x", "include_tools": "read_*"}, "include_tools", "list of tool names or globs, got str"),

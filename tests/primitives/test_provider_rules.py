@@ -109,12 +109,14 @@ def test_dropped_keywords_skip_what_says_nothing():
 
 def test_a_schema_litellm_cannot_convert_for_gemini_is_an_error_text():
     good = {"type": "function", "function": {"name": "ok", "description": "d", "parameters": {"type": "object"}}}
-    only_null = {"type": "function", "function": {"name": "bad", "description": "d", "parameters": {
-        "type": "object", "properties": {"a": {"anyOf": [{"type": "null"}]}}}}}
-    converted = gemini_declarations([good, only_null])
+    schema: dict = {"type": "string"}
+    for _ in range(120):  # past LiteLLM's depth limit (100) in every version (1.106.2 also refused anyOf: [null])
+        schema = {"type": "object", "properties": {"a": schema}}
+    too_deep = {"type": "function", "function": {"name": "bad", "description": "d", "parameters": schema}}
+    converted = gemini_declarations([good, too_deep])
     assert converted is not None
     assert isinstance(converted[0], dict) and converted[0]["name"] == "ok"
-    assert isinstance(converted[1], str) and converted[1].startswith("ValueError: ")
+    assert isinstance(converted[1], str) and converted[1].startswith("ValueError: Max depth"), converted[1]
 
 
 def test_anthropic_top_level_object():

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._transports.framing import LineFramer, Oversized
+from mcp_litellm._transports.framing import SCAN_TOKENS, LineFramer, Oversized
 from tests.reliability.test_process_faults import alive, call_in_thread, wait_dead
 
 HOSTILE = Path(__file__).resolve().parent.parent / "servers" / "hostile_stdio_server.py"
@@ -120,6 +120,30 @@ def test_framing_drops_a_line_past_the_limit_and_keeps_its_head():
     assert frames[1] == b"next"
 
 
+@pytest.mark.parametrize(("line", "found"), [
+    (b'{"jsonrpc":"2.0","result":{"id":1,"x":["]}",{"id":2}]},"id":"r\\"7","pad":"' + b"p" * 2000 + b'"}', b'"r\\"7"'),
+    (b'{"result": "' + b"a\\\\" * 1000 + b'", "id" : 42 , "pad": [' + b"1," * 1000 + b'1]}', b"42"),
+    (b'{"method":"sampling/createMessage","params":{"x":"' + b"a" * 3000 + b'"},"id":5,"p":"' + b"p" * 600 + b'"}',
+     None),
+    (b'{"jsonrpc":"2.0","result":{"content":[' + b'{"id":3},' * 500 + b'{}]}, "pad": "' + b"p" * 600 + b'"}', None),
+])
+@pytest.mark.parametrize("piece", [1, 7, 4096])
+def test_framing_finds_the_top_level_id_of_a_dropped_line_anywhere(line, found, piece):
+    framer = LineFramer(limit=1024, scan_ids=True)
+    frames = [frame for i in range(0, len(line), piece) for frame in framer.feed(line[i:i + piece])]
+    frames += framer.feed(b"\n")
+    assert len(frames) == 1 and isinstance(frames[0], Oversized)
+    assert frames[0].member_id == found
+
+
+def test_the_id_scan_of_a_dropped_line_is_bounded():
+    framer = LineFramer(limit=1024, scan_ids=True)
+    started = time.process_time()
+    framer.feed(b'{"result":' + b"[" * (SCAN_TOKENS + 10))
+    framer.feed(b"]" * (SCAN_TOKENS + 10) + b',"id":3}\n')
+    assert time.process_time() - started < 10
+
+
 def test_a_48_mb_result_arrives_whole_and_promptly():
     client = hostile("huge", request_timeout=60)
     try:
@@ -140,6 +164,19 @@ def test_a_message_past_max_message_size_fails_its_call_clearly_and_the_session_
         assert time.monotonic() - started < 10, "failed at once, not at the 30 s timeout"
         assert client.is_alive()
         assert client.execute_tool("run", {"size": 10}).text == "z" * 10
+    finally:
+        client.stop()
+
+
+def test_an_oversized_answer_with_its_id_in_the_middle_fails_its_call_at_once():
+    client = hostile("hugemiddle", request_timeout=30, max_message_size=1_000_000)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ml.ServerError, match=r"more than max_message_size \(1000000 bytes\)"):
+            client.execute_tool("run", {"size": 2_000_000})
+        assert time.monotonic() - started < 10, "it waited for its 30 s timeout before the id scan"
+        assert client.is_alive()
+        assert "z" * 10 in client.execute_tool("run", {"size": 10}).text
     finally:
         client.stop()
 

@@ -9,6 +9,8 @@ tool, ``run(a, size)``, then misbehaves according to MODE:
 - ``huge``: answers ``tools/call`` with one text block of ``size`` bytes, in one line.
 - ``hugelast``: the same, with the ``id`` written last (``{"result": ..., "jsonrpc": "2.0", "id": 3}``), as
   TypeScript-SDK servers write their answers.
+- ``hugemiddle``: the same, with the ``id`` neither at the start nor at the end (after the result, before a
+  1 KB member), and an ``"id"`` nested in the result that is not the request's.
 - ``stderrflood``: on ``tools/call``, writes ``a`` stderr lines of ``size`` bytes each, then answers.
 - ``deaf``: after ``tools/list``, stops reading stdin for good (and never answers again).
 - ``malformed``: answers ``tools/call`` with ``"result": null`` (a=1) or a string error code (a=2).
@@ -61,6 +63,12 @@ def call(rid: int, args: dict) -> None:
     if MODE == "hugelast":
         out.write(b'{"result":{"content":[{"type":"text","text":"' + b"z" * size + b'"}]},"jsonrpc":"2.0","id":'
                   + json.dumps(rid).encode() + b"}\n")
+        out.flush()
+        return
+    if MODE == "hugemiddle":
+        out.write(b'{"jsonrpc":"2.0","result":{"structuredContent":{"id":999,"note":"a \\"quoted\\" \\\\ id"},'
+                  b'"content":[{"type":"text","text":"' + b"z" * size + b'"}]},"id":' + json.dumps(rid).encode()
+                  + b',"padding":"' + b"p" * 1024 + b'"}\n')
         out.flush()
         return
     if MODE == "deep" and size:
