@@ -39,10 +39,10 @@ class Ask(BaseModel):
 @app.post("/chat")
 async def chat(body: Ask, request: Request) -> dict[str, str]:
     pool: ml.ClientPool = request.app.state.pool
-    servers = await pool.afor_user(body.user, headers={"X-API-Key": f"key-of-{body.user}"})
-    conversation = ml.Chat("openai/gpt-4o-mini", api_base=os.environ["LOAD_LLM_URL"], api_key="sk-load").with_tools(
-        *await servers.atools())
-    reply = await conversation.aask(body.message)
+    async with pool.aborrow(body.user, headers={"X-API-Key": f"key-of-{body.user}"}) as servers:
+        conversation = ml.Chat("openai/gpt-4o-mini", api_base=os.environ["LOAD_LLM_URL"],
+                               api_key="sk-load").with_tools(*await servers.atools())
+        reply = await conversation.aask(body.message)
     return {"answer": reply.content or ""}
 
 

@@ -14,8 +14,8 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
@@ -58,7 +58,7 @@ class ClientPool:
         max_users: how many users may have a group at once; the least recently used user's group is
             stopped to make room (``None``: no limit).
         idle_timeout: seconds after which a user's group that was not used is stopped (``None``: never).
-            A group with a request in flight is in use.
+            A group with a request in flight, or held by :meth:`borrow`, is in use.
         drain_timeout: at most this many seconds a stopping group waits for its requests in flight.
         strict: as for :class:`ClientGroup`: a server that fails to start fails the user's request
             (``True``), or is left out of that user's group and recorded in its ``failed`` (``False``).
@@ -138,6 +138,42 @@ class ClientPool:
         """Async twin of :meth:`for_user`."""
         return await run_async(self._for_user(user_id, headers))
 
+    @contextmanager
+    def borrow(self, user_id: str, headers: Mapping[str, str] | None = None) -> Iterator[ClientGroup]:
+        """:meth:`for_user`, held for a block: ``with pool.borrow(user_id) as clients: ...``.
+
+        While the block runs, the user's group is in use even between MCP requests (a request of the web
+        app waiting on its model for longer than ``idle_timeout``): it is neither stopped as idle nor
+        chosen to make room for another user, and an eviction waits for the block to end (up to
+        ``drain_timeout``)."""
+        entry = run_sync(self._hold(user_id, headers))
+        try:
+            yield entry.group
+        finally:
+            run_sync(self._release(entry))
+
+    @asynccontextmanager
+    async def aborrow(self, user_id: str, headers: Mapping[str, str] | None = None) -> AsyncIterator[ClientGroup]:
+        """Async twin of :meth:`borrow`: ``async with pool.aborrow(user_id) as clients: ...``."""
+        entry = await run_async(self._hold(user_id, headers))
+        try:
+            yield entry.group
+        finally:
+            await run_async(self._release(entry))
+
+    async def _hold(self, user_id: str, headers: Mapping[str, str] | None) -> _User:
+        await self._for_user(user_id, headers)
+        entry = self._users[user_id]
+        entry.holds += 1
+        entry.released.clear()
+        return entry
+
+    async def _release(self, entry: _User) -> None:
+        entry.holds -= 1
+        entry.last_used = time.monotonic()
+        if not entry.holds:
+            entry.released.set()
+
     def evict(self, user_id: str) -> bool:
         """Stop ``user_id``'s group now (after its requests in flight); ``False`` if the user had none."""
         return run_sync(self._evict_and_wait(user_id))
@@ -160,7 +196,8 @@ class ClientPool:
             entry = None
         if entry is None:
             while self.max_users is not None and len(self._users) >= self.max_users:
-                oldest = next(iter(self._users))
+                # the least recently used user not holding their group (borrow), else the least recently used
+                oldest = next((u for u, e in self._users.items() if not e.holds), next(iter(self._users)))
                 logger.debug("%d users have connections (max_users); stopping the least recently used, %r",
                              len(self._users), oldest)
                 self._evict(oldest)
@@ -246,7 +283,7 @@ class ClientPool:
         """Stop a user's group once its start settled and its requests in flight finished (bounded)."""
         await asyncio.gather(entry.starting, return_exceptions=True)
         with suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(entry.group._settled(), self.drain_timeout)
+            await asyncio.wait_for(asyncio.gather(entry.group._settled(), entry.released.wait()), self.drain_timeout)
         await entry.group._stop()
 
     def _ensure_reaper(self) -> None:
@@ -260,7 +297,7 @@ class ClientPool:
         while self._users:
             now = time.monotonic()
             for user_id, entry in list(self._users.items()):
-                if not entry.starting.done() or entry.group._in_flight():
+                if not entry.starting.done() or entry.holds or entry.group._in_flight():
                     entry.last_used = now
                     self._users.move_to_end(user_id)
                 elif now - entry.last_used >= idle_timeout:
@@ -334,6 +371,12 @@ class ClientPool:
                 f"max_users={self.max_users}, idle_timeout={self.idle_timeout}{state})")
 
 
+def _released() -> asyncio.Event:
+    event = asyncio.Event()
+    event.set()
+    return event
+
+
 @dataclass(eq=False)
 class _User:
     """One user's group, the headers it was made with, and when it was last asked for."""
@@ -343,6 +386,8 @@ class _User:
     starting: asyncio.Task[None] = field(repr=False)
     last_used: float = field(default_factory=time.monotonic)
     retired: asyncio.Task[None] | None = None
+    holds: int = 0  # blocks of borrow() running now
+    released: asyncio.Event = field(default_factory=_released, repr=False)  # set while no block holds the group
 
 
 class _UserGroup(ClientGroup):

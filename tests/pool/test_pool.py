@@ -109,6 +109,28 @@ async def test_an_idle_user_is_stopped_and_a_busy_one_is_not(marker):
     assert await asyncio.to_thread(wait_no_processes, marker) == []
 
 
+async def test_a_borrowed_group_outlives_idle_timeout_between_requests(marker):
+    """A web request that waits on its model longer than idle_timeout keeps its user's group (borrow)."""
+    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    async with ml.ClientPool(config, idle_timeout=0.5, max_users=1) as pool:
+        async with pool.aborrow("alice") as alice:
+            pid = int((await alice.aexecute_tool("pid")).text)
+            await asyncio.sleep(1.5)  # no MCP request in flight: the model is thinking
+            assert pool.users == ["alice"] and alice["own"].is_alive()
+            assert int((await alice.aexecute_tool("pid")).text) == pid  # the same connection, still there
+        deadline = time.monotonic() + 10  # released: idle from now on
+        while pool.users and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert pool.users == [] and await asyncio.to_thread(wait_dead, pid)
+
+        def in_a_thread() -> tuple[str, bool]:
+            with pool.borrow("carol") as carol:
+                time.sleep(1.0)
+                return carol.execute_tool("echo", {"text": "sync"}).text, "carol" in pool.users
+
+        assert await asyncio.to_thread(in_a_thread) == ("sync", True)
+
+
 async def test_an_evicted_users_requests_in_flight_finish_first(marker):
     config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
     async with ml.ClientPool(config, max_users=1) as pool:
