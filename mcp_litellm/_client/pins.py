@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.redis_pins import REDIS_SCHEMES, RedisPinStore
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ToolChangedError
 from mcp_litellm._core.naming import safe_tool_name
 
@@ -142,9 +143,12 @@ class FilePinStore:
 
 
 def pin_store(value: Any) -> PinStore | None:
-    """The store a ``tool_pins`` option names: a path (str or ``os.PathLike``), a :class:`PinStore`, or ``None``."""
+    """The store a ``tool_pins`` option names: a path (str or ``os.PathLike``), a Redis URL (``redis://``,
+    ``rediss://``, ``unix://``), a :class:`PinStore`, or ``None``."""
     if value is None:
         return None
+    if isinstance(value, str) and value.startswith(REDIS_SCHEMES):
+        return RedisPinStore(value)  # shared by every worker of an app
     if isinstance(value, str | os.PathLike):
         if not os.fspath(value):
             raise ConfigError("tool_pins must be a file path (or a pin store), got an empty string")

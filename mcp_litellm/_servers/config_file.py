@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcp_litellm._client.redis_pins import REDIS_SCHEMES
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
@@ -255,7 +256,9 @@ def load_config(
 
 
 def _pins_path(source: str, path: str) -> str:
-    """A ``tool_pins`` path, ``~`` expanded and relative to the config file's folder."""
+    """A ``tool_pins`` path, ``~`` expanded and relative to the config file's folder (a Redis URL as it is)."""
+    if path.startswith(REDIS_SCHEMES):
+        return path
     expanded = Path(os.path.expanduser(path))
     if expanded.is_absolute() or source == "config":
         return str(expanded)
