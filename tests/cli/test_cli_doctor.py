@@ -278,7 +278,7 @@ def test_oauth_server_before_and_after_login(tmp_path):
     assert code == 0, doc
     notes = next(r for r in doc["servers"] if r["name"] == "notes")
     assert (notes["status"], notes["auth"], notes["server"]) == ("ok", "authorized", "oauth-test")
-    assert notes["counts"]["tools"] == 1 and notes["tool_tokens"] > 0
+    assert notes["counts"]["tools"] == 2 and notes["tool_tokens"] > 0  # add and whoami
 
 
 def test_usage_errors(tmp_path):
