@@ -230,6 +230,9 @@ class _Guarded(OAuthClientProvider):
             await self.context.storage.set_client_info(info)  # a dynamic registration: keep the choice
 
     async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        # masked from here on, wherever they show up: an authorization server that echoes the request in its
+        # error body would otherwise put the code and the PKCE verifier in a DEBUG log line
+        remember_secrets((auth_code, code_verifier))
         await self._settle_auth_method()
         return await super()._exchange_token_authorization_code(auth_code, code_verifier)
 

@@ -53,6 +53,8 @@ def test_an_authorization_code_is_masked_wherever_it_shows_up_later(oauth_server
     code = seen[0]
     assert len(code) >= 8
     assert redact_text(f"the server said: invalid code {code}") == "the server said: invalid code ***"
+    verifier = next(parse_qs(body)["code_verifier"][0] for body in oauth_server.token_bodies if "code_verifier" in body)
+    assert redact_text(f"echoed: code_verifier {verifier}") == "echoed: code_verifier ***"
 
 
 def test_escape_sequences_in_an_error_description_never_reach_the_terminal(oauth_server):
