@@ -18,6 +18,7 @@ from mcp_litellm._cli.argument_types import type_errors
 from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._cli.server_names import command_name, url_name
+from mcp_litellm._core.clean_text import clean
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, TransportError
 from mcp_litellm._core.redact import redact_url
 from mcp_litellm._servers.config_file import ServerConfig, load_config
@@ -180,7 +181,7 @@ def servers(args: argparse.Namespace) -> int:
         for row in rows:
             line = f"{row['name']:<{width}}  {row['transport']:<10}  {row['status']:<8}"
             if row["status"] == "ok":
-                line += (f"  {row['server'] or '?'} {row['version'] or ''}, protocol {row['protocol']}, "
+                line += (f"  {clean(row['server'] or '?')} {clean(row['version'] or '')}, protocol {row['protocol']}, "
                          f"{row['tools']} tool{'s' if row['tools'] != 1 else ''}")
             elif row["status"] in ("failed", "login"):
                 line += f"  {first_line(row['error'], 200)}"
@@ -349,7 +350,7 @@ def call(args: argparse.Namespace) -> int:
                        "content": [b.model_dump(mode="json", exclude_none=True) for b in result.content]})
         else:
             lines = [describe_block(block) for block in result.content]
-            text = "\n".join(lines) if lines else result.text
+            text = clean("\n".join(lines) if lines else result.text)  # the server's text: no control characters
             if result.is_error:
                 print(f"{PROG}: error: tool {tool.name!r} reported an error: {' '.join(text.split())}",
                       file=sys.stderr)
@@ -440,7 +441,8 @@ def read(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
         else:
-            print(data, end="" if data.endswith("\n") else "\n")
+            shown = clean(data) if sys.stdout.isatty() else data  # on a terminal, without control characters
+            print(shown, end="" if shown.endswith("\n") else "\n")
         return exit_status(group)
 
 
@@ -483,6 +485,6 @@ def prompt(args: argparse.Namespace) -> int:
             content = message.get("content")
             if isinstance(content, list):
                 content = "\n".join(part.get("text") or f"[{part.get('type', 'part')}]" for part in content)
-            print(f"[{message.get('role', '?')}]\n{content}\n")
+            print(f"[{message.get('role', '?')}]\n{clean(str(content))}\n")
         return exit_status(group)
 

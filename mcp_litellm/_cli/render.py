@@ -10,12 +10,14 @@ from typing import Any, TextIO
 
 from mcp_types import AudioContent, BlobResourceContents, EmbeddedResource, ImageContent
 
+from mcp_litellm._core.clean_text import clean
 from mcp_litellm._core.content import block_text
 
 
 def first_line(text: str | None, width: int = 100) -> str:
-    """The first non-empty line of ``text``, cut to ``width`` characters."""
-    for line in (text or "").splitlines():
+    """The first non-empty line of ``text`` (a server's words: without control characters, so it cannot drive
+    the terminal), cut to ``width`` characters."""
+    for line in clean(text or "").splitlines():
         if line.strip():
             line = line.strip()
             return line if len(line) <= width else line[: width - 1] + "…"
@@ -48,7 +50,7 @@ def signature(name: str, schema: dict[str, Any]) -> str:
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
     params = [f"{key}{'' if key in required else '?'}: {type_name(value)}" for key, value in properties.items()]
-    return f"{name}({', '.join(params)})"
+    return clean(f"{name}({', '.join(params)})")
 
 
 def describe_block(block: Any) -> str:

@@ -26,16 +26,6 @@ _QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*?)(?=[&;#\s'\"]|[:,
 
 _USERINFO_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]*):([^/\s@]+)@")
 """The password of a URL's user information: ``https://user:password@host``."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-"""C0 and C1 control characters but tab and newline: escape sequences that would drive a terminal."""
-
-
-def printable(text: str) -> str:
-    """``text`` from a server, safe to print on a terminal: control characters (escape sequences among them)
-    removed, tabs and newlines kept."""
-    return _CONTROL.sub("", text)
-
-
 def redact_url(text: str) -> str:
     """``text`` (a URL, or any text with URLs in it) with secret query values and the password of a URL's
     user information masked: ``?api_key=***``, ``https://user:***@host``."""

@@ -25,8 +25,9 @@ import anyio
 import anyio.to_thread
 from mcp.client.auth import AuthorizationCodeResult
 
+from mcp_litellm._core.clean_text import clean
 from mcp_litellm._core.errors import AuthError
-from mcp_litellm._core.redact import printable, remember_secrets
+from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm._transports.oauth_config import OAuthSettings, takes_user
 from mcp_litellm._transports.observer import http_observer
@@ -137,7 +138,7 @@ class _Listener:
                 self.result.set_result(f"{parts.scheme}://{parts.netloc}{target}")
                 if "error" in query:
                     await self._answer(writer, 200, "Authorization failed",
-                                       f"The authorization server said: {printable(query['error'][0])}. You can close "
+                                       f"The authorization server said: {clean(query['error'][0])}. You can close "
                                        "this tab.")
                 else:
                     await self._answer(writer, 200, "Authorization received",
@@ -277,7 +278,7 @@ class UserAgent:
 
         error = first("error")
         if error is not None:
-            described = printable(first("error_description") or "")  # the server's text, on the user's terminal
+            described = clean(first("error_description") or "")  # the server's text, on the user's terminal
             said = f": {described[:200]}" if described else ""
             if error == "access_denied":
                 fix = "authorization was denied; authorize again and approve the request"

@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._core.redact import printable, redact_text, redact_url
+from mcp_litellm._core.clean_text import clean
+from mcp_litellm._core.redact import redact_text, redact_url
 from mcp_litellm._transports.oauth_user_agent import _Listener
 from tests.auth.oauth_server import follow, free_port
 
@@ -70,7 +71,7 @@ def test_escape_sequences_in_an_error_description_never_reach_the_terminal(oauth
         client.tools()
     message = str(caught.value)
     assert "pwned" in message and "\x1b" not in message and "\x07" not in message and "\x9b" not in message
-    assert printable("a\tb\nc\x1b[0m\x00") == "a\tb\nc[0m"
+    assert clean("a\tb\nc\x1b[0m\x00") == "a\tb\nc[0m"
 
 
 def _ipv6() -> bool:

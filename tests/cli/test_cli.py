@@ -314,3 +314,15 @@ def test_prompt_with_arguments():
     done = run("prompt", "nope")
     assert done.returncode == 2
     assert "no prompt named 'nope'; available: 'summarize'" in one_line_error(done)
+
+
+def test_a_servers_control_characters_never_reach_the_terminal(tmp_path):
+    """A tool result (or description) with escape sequences is printed without them: a server cannot clear the
+    screen, recolour the terminal or hide text from the user."""
+    from tests.conftest import FIXTURE_SERVER
+
+    cfg = write_config(tmp_path, {"fx": {"command": sys.executable, "args": [str(FIXTURE_SERVER)]}})
+    done = run("-c", cfg, "call", "echo", "message=\x1b[2J\x1b[31mred\x07 alert\x9b0m")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[2J[31mred alert0m"  # the text stays; the controls are gone
+    assert not any(ch in done.stdout for ch in "\x1b\x07\x9b")
