@@ -98,17 +98,19 @@ def test_revoked_tokens_start_one_new_authorization(oauth_server):
 
 
 def test_expired_token_with_revoked_refresh_token_authorizes_again_then_fails(oauth_server):
-    oauth_server.provider.token_ttl = 1
+    # 3 s tokens: a freshly issued one must outlive its first use on a loaded machine (with 1 s ones, a slow
+    # round trip let the new token expire before use, and a third authorization followed)
+    oauth_server.provider.token_ttl = 3
     browser = Browser()
     with make(oauth_server, authorize=browser) as client:
         assert add(client) == "42"
         oauth_server.provider.revoke_all()
-        time.sleep(1.1)
+        time.sleep(3.1)
         assert add(client) == "42"  # the refresh fails, one new authorization succeeds
         assert len(browser.urls) == 2
         oauth_server.provider.revoke_all()
         oauth_server.provider.deny = True
-        time.sleep(1.1)
+        time.sleep(3.1)
         with pytest.raises(ml.AuthError) as caught:
             add(client)
     message = str(caught.value)
