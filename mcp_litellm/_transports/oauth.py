@@ -345,16 +345,17 @@ class _Guarded(OAuthClientProvider):
 
     def _check_endpoint(self, outgoing: httpx2.Request) -> None:
         """Refuse a discovery, registration or token request to a host the flow must not reach (see
-        :mod:`~mcp_litellm._transports.endpoint_policy`). A client holding a secret or key sends its flow only
-        to the configured issuer or, without one, to the MCP server's own origin."""
+        :mod:`~mcp_litellm._transports.endpoint_policy`). A client holding a secret or key (which always has an
+        ``oauth.issuer``: its settings require one) sends its flow only to that issuer's origin or the MCP
+        server's own origin, ports included."""
         settings, url, server = self._settings, str(outgoing.url), self.context.server_url
         problem = endpoint_problem(url, server_url=server, issuer=settings.issuer, allow_http=settings.allow_http)
-        if (problem is None and settings.holds_credentials and settings.issuer is None
-                and _origin(url) != _origin(server)):
+        trusted = {_origin(server)} | ({_origin(settings.issuer)} if settings.issuer else set())
+        if problem is None and settings.holds_credentials and _origin(url) not in trusted:
             target = "://".join(_origin(url))
-            problem = (f"the MCP server sent the OAuth flow to {target}, another origin than its own, and this "
-                       "client holds a secret or key; set oauth.issuer to that authorization server's URL if it is "
-                       "the one your credentials belong to")
+            problem = (f"the MCP server sent the OAuth flow to {target}, neither its own origin nor oauth.issuer's, "
+                       "and this client holds a secret or key; set oauth.issuer to that authorization server's URL if "
+                       "it is the one your credentials belong to")
         if problem is not None:
             raise _RefusedEndpoint(f"OAuth with {self._label}: {problem}", http_status=None)
 

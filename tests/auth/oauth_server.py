@@ -334,6 +334,7 @@ class OAuthServer:
         issuer = f"http://127.0.0.1:{issuer_port}" if issuer_port else self.base
         if legacy:
             issuer = f"{self.base}/oauth"
+        self.issuer = issuer  # what a client with a secret or key configures as oauth.issuer
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             auth = AuthSettings(

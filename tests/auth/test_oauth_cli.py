@@ -135,7 +135,8 @@ def test_servers_starts_a_client_credentials_server_without_a_login(oauth_server
 
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"machine": {"url": oauth_server.url, "oauth": {
-        "grant": "client_credentials", "client_id": CC_CLIENT[0], "client_secret": "${CC_SECRET}"}}}}))
+        "grant": "client_credentials", "client_id": CC_CLIENT[0], "client_secret": "${CC_SECRET}",
+        "issuer": oauth_server.issuer}}}}))
     done = subprocess.run([sys.executable, "-m", "mcp_litellm", "servers", "-c", str(path), "--format", "json"],
                           capture_output=True, text=True, timeout=90, env={**env(token_dir), "CC_SECRET": CC_CLIENT[1]},
                           stdin=subprocess.DEVNULL)

@@ -29,6 +29,7 @@ def test_json_jsonc_and_yaml_files(tmp_path):
       "mcpServers": {
         "notes": {"url": "https://mcp.example.com/mcp", "auth": "oauth",},
         "docs": {"url": "https://docs.example.com/sse", "oauth": {"client_id": "abc", "client_secret": "${DOCS_SECRET}",
+                 "issuer": "https://auth.example.com",
                  "scopes": ["read", "write"], "redirect_uri": "http://127.0.0.1:8765/callback", "timeout": 60}},
       },
     }""")
@@ -41,7 +42,8 @@ def test_json_jsonc_and_yaml_files(tmp_path):
     pytest.importorskip("yaml")
     (tmp_path / "b.yaml").write_text("mcpServers:\n  notes:\n    url: https://mcp.example.com/mcp\n    oauth:\n"
                                      "      grant: client_credentials\n      client_id: machine\n"
-                                     "      client_secret: ${CC_SECRET}\n      storage: tokens\n")
+                                     "      client_secret: ${CC_SECRET}\n      issuer: https://auth.example.com\n"
+                                     "      storage: tokens\n")
     servers = ml.load_config(tmp_path / "b.yaml", environ={"CC_SECRET": "cc-secret-123"})
     oauth = servers["notes"].config["oauth"]
     assert oauth["grant"] == "client_credentials"
@@ -68,7 +70,11 @@ def test_json_jsonc_and_yaml_files(tmp_path):
      "cannot be read"),
     ({"oauth": ["client_id"]}, "oauth", "must be a mapping"),
     ({"oauth": {"token_endpoint_auth_method": "basic"}}, "oauth.token_endpoint_auth_method", "must be one of"),
-    ({"oauth": {"client_id": "a", "client_secret": "abcdefgh", "token_endpoint_auth_method": "none"}},
+    ({"oauth": {"client_id": "a", "client_secret": "abcdefgh"}}, "oauth.issuer", "required with a client secret"),
+    ({"oauth": {"grant": "private_key_jwt", "client_id": "m", "private_key": "-----BEGIN PRIVATE KEY-----"}},
+     "oauth.issuer", "required with a client secret or private key"),
+    ({"oauth": {"client_id": "a", "client_secret": "abcdefgh", "token_endpoint_auth_method": "none",
+                "issuer": "https://a.example"}},
      "oauth.token_endpoint_auth_method", "'none' sends no client secret"),
     ({"oauth": {"client_id": "a", "token_endpoint_auth_method": "client_secret_post"}},
      "oauth.token_endpoint_auth_method", "oauth.client_secret is not set"),

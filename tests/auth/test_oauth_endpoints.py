@@ -69,9 +69,19 @@ def hostile() -> Iterator[tuple[str, str, list[dict[str, str]]]]:
         worker.join(timeout=10)
 
 
+def test_a_client_secret_needs_an_issuer(hostile):
+    url, _, seen = hostile
+    oauth = {"grant": "client_credentials", "client_id": "app", "client_secret": SECRET, "storage": "memory"}
+    with pytest.raises(ml.ConfigError, match=r"oauth\.issuer.*is required with a client secret") as caught:
+        ml.client("victim", "streamable", {"url": url, "oauth": oauth}, request_timeout=10)
+    assert seen == [] and SECRET not in str(caught.value)
+
+
 def test_a_client_secret_never_follows_the_server_to_another_origin(hostile):
     url, evil_url, seen = hostile
-    oauth = {"grant": "client_credentials", "client_id": "app", "client_secret": SECRET, "storage": "memory"}
+    origin = url.split("/mcp")[0]  # the server as its own authorization server: what the user trusted
+    oauth = {"grant": "client_credentials", "client_id": "app", "client_secret": SECRET, "storage": "memory",
+             "issuer": origin}
     with pytest.raises(ml.AuthError, match=r"set oauth\.issuer") as caught:
         ml.client("victim", "streamable", {"url": url, "oauth": oauth}, request_timeout=10)
     assert evil_url.split("//")[1] in str(caught.value)

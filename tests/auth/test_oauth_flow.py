@@ -36,6 +36,8 @@ class Browser:
 def make(server: OAuthServer, transport: str = "streamable", *, name: str = "notes", request_timeout: float = 20,
          **oauth: Any) -> ml.Client:
     url = server.url if transport == "streamable" else server.sse_url
+    if ("client_secret" in oauth or "private_key" in oauth) and "issuer" not in oauth:
+        oauth["issuer"] = server.issuer  # required with a secret or key: where they may go
     return ml.Client(name, transport, {"url": url, "oauth": oauth}, request_timeout=request_timeout, start=False)
 
 
