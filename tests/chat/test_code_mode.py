@@ -285,3 +285,31 @@ async def test_a_cancelled_run_leaves_no_worker_behind():
             break
         await asyncio.sleep(0.05)
     assert _sandbox_workers() == []
+
+
+@pytest.mark.parametrize("mode", ["ask", "astream"])
+def test_progress_of_a_call_from_code_reaches_the_clients_handler(llm, make_client, mode):
+    import asyncio
+
+    updates: list[ml.ProgressUpdate] = []
+    runs: list[str | None] = []
+
+    def on_progress(update: ml.ProgressUpdate) -> None:
+        updates.append(update)
+        run = ml.CodeRun.current()
+        runs.append(run.tool_call_id if run else None)
+
+    client = make_client("memory").on_progress(on_progress)
+    llm.then(Turn(tool_calls=[run_code("c1", "await slow(seconds=0.03, steps=3)")]), Turn(content="slept"))
+    chat = new_chat(code_mode=True).with_tools(client.tool("slow"))
+    if mode == "ask":
+        assert chat.ask("sleep").content == "slept"
+    else:
+        async def stream() -> list[ml.Chunk]:
+            return [chunk async for chunk in chat.astream("sleep")]
+
+        ends = [c for c in asyncio.run(stream()) if c.event == "tool_end"]
+        assert [c.tool_call.name for c in ends] == ["slow", "run_code"]
+    assert updates == [ml.ProgressUpdate(i, 3, f"step {i}/3", "slow", "fixture") for i in (1, 2, 3)]
+    assert runs == ["c1"] * 3  # the handler can tell the call came from the program of the run_code call c1
+    assert llm.tool_messages(1)[0]["content"] == "slept 0.03"
