@@ -81,15 +81,19 @@ async def test_async_over_stdio_and_intermediate_results_stay_out(llm, make_clie
 
 
 def test_gather_runs_calls_concurrently(llm, make_client):
-    client = make_client("stdio")
-    code = "import asyncio\nr = await asyncio.gather(*[wait(seconds=1) for _ in range(4)])\nlen(r)"
+    client = make_client("memory")
+    code = "import asyncio\nr = await asyncio.gather(*[wait(seconds=0.5) for _ in range(4)])\nlen(r)"
     llm.then(Turn(tool_calls=[run_code("c1", code)]), Turn(content="done"))
-    chat = new_chat(code_mode=True).with_tools(client.tool("wait"))
-    started = time.perf_counter()
+    events: list[tuple[str, float]] = []
+    chat = (new_chat(code_mode=True).with_tools(client.tool("wait"))
+            .on_tool_call(lambda call: events.append(("call", time.perf_counter())))
+            .on_tool_result(lambda call, result: events.append(("result", time.perf_counter()))))
     chat.ask("wait four times")
-    elapsed = time.perf_counter() - started
     assert llm.tool_messages(1)[0]["content"] == "4"
-    assert elapsed < 3.0, f"four one-second calls took {elapsed:.2f}s: they did not run concurrently"
+    inner = events[1:-1]  # run_code's own call and result around its program's four
+    assert [kind for kind, _ in inner] == ["call"] * 4 + ["result"] * 4, "the calls did not overlap"
+    elapsed = inner[-1][1] - inner[0][1]
+    assert elapsed < 1.5, f"four half-second calls took {elapsed:.2f}s: they did not run concurrently"
 
 
 def test_failing_tools_raise_catchable_errors_and_uncaught_ones_reach_the_model(llm, make_client):
@@ -246,16 +250,16 @@ def test_search_tools_inside_the_sandbox(llm, make_client):
     assert answer.endswith("\n42")
 
 
-def test_bad_settings_and_a_missing_sandbox_are_config_errors():
+def test_bad_settings_and_a_missing_sandbox_are_config_errors(monkeypatch):
     with pytest.raises(ml.ConfigError, match=r"code_mode must be True, False or an mcp_litellm\.CodeMode"):
         ml.Chat(MODEL, code_mode="yes")
     with pytest.raises(ml.ConfigError, match="timeout"):
         ml.CodeMode(timeout=0)
-    program = ("import sys\nsys.modules['pydantic_monty'] = None\nimport mcp_litellm as ml\n"
-               "try:\n    ml.Chat('openai/gpt-4o-mini', code_mode=True)\nexcept ml.ConfigError as e:\n    print(e)\n")
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
-    assert 'pip install "mcp-litellm[code]"' in done.stdout, done.stderr[-2000:]
-    assert "pydantic-monty sandbox, which is not installed" in done.stdout
+    monkeypatch.setitem(sys.modules, "pydantic_monty", None)  # as if the code extra were not installed
+    with pytest.raises(ml.ConfigError) as missing:
+        ml.Chat(MODEL, code_mode=True)
+    assert 'pip install "mcp-litellm[code]"' in str(missing.value)
+    assert "pydantic-monty sandbox, which is not installed" in str(missing.value)
 
 
 def _sandbox_workers() -> list[str]:
@@ -285,3 +289,31 @@ async def test_a_cancelled_run_leaves_no_worker_behind():
             break
         await asyncio.sleep(0.05)
     assert _sandbox_workers() == []
+
+
+@pytest.mark.parametrize("mode", ["ask", "astream"])
+def test_progress_of_a_call_from_code_reaches_the_clients_handler(llm, make_client, mode):
+    import asyncio
+
+    updates: list[ml.ProgressUpdate] = []
+    runs: list[str | None] = []
+
+    def on_progress(update: ml.ProgressUpdate) -> None:
+        updates.append(update)
+        run = ml.CodeRun.current()
+        runs.append(run.tool_call_id if run else None)
+
+    client = make_client("memory").on_progress(on_progress)
+    llm.then(Turn(tool_calls=[run_code("c1", "await slow(seconds=0.03, steps=3)")]), Turn(content="slept"))
+    chat = new_chat(code_mode=True).with_tools(client.tool("slow"))
+    if mode == "ask":
+        assert chat.ask("sleep").content == "slept"
+    else:
+        async def stream() -> list[ml.Chunk]:
+            return [chunk async for chunk in chat.astream("sleep")]
+
+        ends = [c for c in asyncio.run(stream()) if c.event == "tool_end"]
+        assert [c.tool_call.name for c in ends] == ["slow", "run_code"]
+    assert updates == [ml.ProgressUpdate(i, 3, f"step {i}/3", "slow", "fixture") for i in (1, 2, 3)]
+    assert runs == ["c1"] * 3  # the handler can tell the call came from the program of the run_code call c1
+    assert llm.tool_messages(1)[0]["content"] == "slept 0.03"

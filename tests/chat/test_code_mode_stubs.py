@@ -31,3 +31,9 @@ def test_types_and_stub_text():
                     "passed as **{...}: 'x-y'.\"\"\"")
     assert parameter_order(schema) == ("path", "limit")
     compile(text, "<stub>", "exec")  # a stub is valid Python
+    optional = {"type": "object", "properties": {"tags": {"anyOf": [{"type": "array", "items": {"type": "string"}},
+                                                                     {"type": "null"}], "default": None},
+                                                 "note": {"type": ["string", "null"], "default": "x"}}}
+    text = stub_text("tag", "tag", "Tag it.", optional, None)  # `= None` says optional: `| None` adds nothing
+    assert text == "async def tag(tags: list[str] = None, note: str | None = 'x') -> str: \"\"\"Tag it.\"\"\""
+    compile(text, "<stub>", "exec")

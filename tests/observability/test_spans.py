@@ -186,3 +186,37 @@ def test_a_failure_recorded_on_a_span_never_shows_the_api_key(llm, spans):
     assert turn.status.status_code == StatusCode.ERROR and "***" in turn.status.description
     recorded = [str(dict(event.attributes)) for event in turn.events]
     assert recorded and all(key not in text for text in [*recorded, turn.status.description])
+
+
+def test_tool_calls_made_from_code_are_spans_under_the_run(llm, make_client, spans, tracer):
+    client = make_client("stdio")
+    code = "a = await add(a=1, b=2)\ntry:\n    await fail(reason='nope')\nexcept RuntimeError:\n    pass\na"
+    llm.then(Turn(tool_calls=[("c1", "run_code", {"code": code})]), Turn(content="3"))
+    chat = new_chat(code_mode=True).with_tools(client.tools())
+    with tracer.start_as_current_span("request"):
+        assert chat.ask("add").content == "3"
+
+    turn, run = spans.one("invoke_agent"), spans.one("execute_tool run_code")
+    assert spans.child_of(run, turn) and run.kind == SpanKind.INTERNAL
+    assert {k: run.attributes[k] for k in ("gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
+                                           "mcp_litellm.code_run.tool_calls")} == {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "run_code", "gen_ai.tool.call.id": "c1",
+        "mcp_litellm.code_run.tool_calls": 2}
+    assert run.status.status_code == StatusCode.UNSET  # the program caught the failure
+    # each call from the program: the same CLIENT span as a direct call, under the run
+    add, fail = spans.one("tools/call add", SpanKind.CLIENT), spans.one("tools/call fail", SpanKind.CLIENT)
+    assert spans.child_of(add, run) and spans.child_of(fail, run)
+    assert add.attributes["gen_ai.tool.call.id"] == "c1.1" and add.attributes["mcp_litellm.server"] == "fixture"
+    assert add.attributes["network.transport"] == "pipe"
+    assert spans.child_of(spans.one("MCP send tools/call add"), add)  # the request carries the trace on
+    assert fail.status.status_code == StatusCode.ERROR and fail.attributes["error.type"] == "tool_error"
+    assert run.attributes["mcp_litellm.code_run.id"] and run.end_time >= fail.end_time
+
+
+def test_a_failed_program_is_an_error_span(llm, make_client, spans):
+    client = make_client("memory")
+    llm.then(Turn(tool_calls=[("c1", "run_code", {"code": "await add(a=1, b=1)\n1 / 0"})]), Turn(content="oops"))
+    new_chat(code_mode=True).with_tools(client.tool("add")).ask("divide")
+    run = spans.one("execute_tool run_code")
+    assert run.status.status_code == StatusCode.ERROR and run.attributes["error.type"] == "tool_error"
+    assert spans.child_of(spans.one("tools/call add", SpanKind.CLIENT), run)

@@ -18,6 +18,7 @@ from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, parameter_order,
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.toolbox import LocalTool, ToolBox
 from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError
 
@@ -71,12 +72,14 @@ class CodeModeOffer:
             raise ConfigError(f"a tool is named {RUN_CODE!r}, which code mode uses: rename it, or turn code mode off")
         stubs = self.stubs(offer.tools)
         s = self.settings
+        # every word here is paid for on every request of the chat: say the contract once, briefly (the stubs'
+        # return types say what each call gives back)
         parts = [
-            "Run Python (sandboxed: no files, network or environment) that calls the tools below: "
-            "`await name(arg=value)`, `asyncio.gather` for concurrency. Structured results are Python values, "
-            "others text; a failing tool raises RuntimeError. Only the printed output and the last expression's "
-            "value return to you, so filter in code and do the whole task in one program. "
-            f"Limits: {s.timeout:g} s, {s.memory_mb} MB, {s.max_tool_calls} tool calls.",
+            "Run Python in a sandbox (no files, network or environment). Call the tools below with "
+            "`await name(arg=value)` (top-level await works), concurrently with `asyncio.gather`; a failing tool "
+            "raises RuntimeError. "
+            "Only printed output and the last expression's value come back to you: do the whole task in one "
+            f"program, filtering in code. Limits: {s.timeout:g} s, {s.memory_mb} MB, {s.max_tool_calls} tool calls.",
         ]
         if offer.use_search(model):
             parts.append(
@@ -89,7 +92,7 @@ class CodeModeOffer:
             "name": RUN_CODE,
             "description": "\n\n".join(parts),
             "parameters": {"type": "object", "properties": {"code": {
-                "type": "string", "description": "The Python program (top-level `await` works)."}},
+                "type": "string", "description": "Python source."}},
                 "required": ["code"]},
         }}
 
@@ -149,8 +152,15 @@ class CodeModeOffer:
         run = CodeRun(id=uuid.uuid4().hex, tool_call_id=call.id, code=code,
                       read_only_without_approval=settings.read_only_without_approval)
         token = run.enter()
-        try:
-            outcome = await run_program(code, functions, settings)
+        try:  # the run's span: the spans of the calls the program makes nest under it
+            with telemetry.span(f"execute_tool {RUN_CODE}", {
+                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": RUN_CODE,
+                    "gen_ai.tool.type": "function", "gen_ai.tool.call.id": call.id,
+                    "mcp_litellm.code_run.id": run.id}) as span:
+                outcome = await run_program(code, functions, settings)
+                span.set_attribute("mcp_litellm.code_run.tool_calls", count)
+                if outcome.error is not None:
+                    telemetry.fail(span, "tool_error")
         finally:
             CodeRun.leave(token)
         return offer.cut(_result(outcome, count), model, budget)

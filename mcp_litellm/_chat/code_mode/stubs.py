@@ -166,6 +166,8 @@ def stub_text(python_name: str, tool_name: str, description: str, input_schema: 
         else:
             default = prop.get("default") if isinstance(prop, Mapping) else None
             shown = repr(default) if isinstance(default, str | int | float | bool) or default is None else "..."
+            if default is None and annotation.endswith(" | None"):
+                annotation = annotation[: -len(" | None")]  # `x: str = None`, shorter and as clear as `str | None`
             params.append(f"{key}: {annotation} = {shown}")
         text = prop.get("description") if isinstance(prop, Mapping) else None
         if isinstance(text, str) and text.strip():
