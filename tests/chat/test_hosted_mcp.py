@@ -148,6 +148,23 @@ def test_streaming_shows_the_provider_calls_as_tool_events(scripted, files):
     assert [m["role"] for m in chat.messages] == ["user", "assistant", "tool", "assistant"]
 
 
+async def test_a_streamed_turn_asks_for_approval_and_goes_on(scripted, files):
+    asked = []
+    files.on_human_in_the_loop(lambda tool_name, parameters: asked.append((tool_name, parameters)) or True)
+    requests, _ = scripted([[approval_request("mcpr_5", "add", {"a": 3, "b": 4})],
+                            [mcp_call("mcp_5", "add", {"a": 3, "b": 4}, output="7", approval="mcpr_5"),
+                             text("Seven.")]], stream=True)
+    chat = ml.Chat("openai/gpt-4o", **LLM).with_hosted_mcp(files)
+    seen = recorder(chat)
+    chunks = [chunk async for chunk in chat.astream("3+4?")]
+    assert asked == [("add", {"a": 3, "b": 4})]
+    assert requests[1]["input"][-1] == {"type": "mcp_approval_response", "approval_request_id": "mcpr_5",
+                                        "approve": True}
+    assert [c.event for c in chunks if c.event.startswith("tool_")] == ["tool_start", "tool_end"]
+    assert [s[:2] for s in seen] == [("call", "add"), ("result", "mcp_5")]
+    assert "".join(c.content for c in chunks) == "Seven." and chat.usage.requests == 2
+
+
 async def test_a_url_and_local_tools_together_and_a_call_without_a_handler_is_denied(scripted, files):
     requests, _ = scripted([[approval_request("mcpr_9", "search", {"q": "mcp"}, label="docs"),
                              {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add",
