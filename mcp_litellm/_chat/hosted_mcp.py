@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from urllib.parse import urlsplit
@@ -295,11 +296,12 @@ class HostedStep:
         while True:
             requests += 1
             answer: _Answer | None = None
-            async for piece in self._request(stream):
-                if isinstance(piece, _Answer):
-                    answer = piece
-                else:
-                    yield piece
+            async with aclosing(self._request(stream)) as pieces:  # leaving early closes the provider's stream
+                async for piece in pieces:
+                    if isinstance(piece, _Answer):
+                        answer = piece
+                    else:
+                        yield piece
             assert answer is not None
             calls: list[tuple[ToolCall, ToolResult]] = []
             for item in answer.calls:
