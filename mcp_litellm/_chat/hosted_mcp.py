@@ -21,6 +21,7 @@ Function calls to the chat's own tools in the same answer are run by the tool lo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
@@ -296,12 +297,21 @@ class HostedStep:
         while True:
             requests += 1
             answer: _Answer | None = None
-            async with aclosing(self._request(stream)) as pieces:  # leaving early closes the provider's stream
-                async for piece in pieces:
-                    if isinstance(piece, _Answer):
-                        answer = piece
-                    else:
-                        yield piece
+            shown: list[str] = []
+            try:
+                async with aclosing(self._request(stream)) as pieces:  # leaving early closes the provider's stream
+                    async for piece in pieces:
+                        if isinstance(piece, _Answer):
+                            answer = piece
+                        else:
+                            shown.append(piece.content)
+                            yield piece
+            except (GeneratorExit, asyncio.CancelledError):  # the caller left mid-answer: keep the text shown
+                if "".join(shown):
+                    partial = Message(role="assistant", content="".join(shown), model=self.chat.model)
+                    self.chat.messages.append(partial.to_dict())
+                    self.chat.last_message = partial
+                raise
             assert answer is not None
             calls: list[tuple[ToolCall, ToolResult]] = []
             for item in answer.calls:

@@ -5,6 +5,7 @@ HTTP on 127.0.0.1 (its tool filters and headers), and the chat's real hooks and 
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 
 import httpx
 import pytest
@@ -163,6 +164,23 @@ async def test_a_streamed_turn_asks_for_approval_and_goes_on(scripted, files):
     assert [c.event for c in chunks if c.event.startswith("tool_")] == ["tool_start", "tool_end"]
     assert [s[:2] for s in seen] == [("call", "add"), ("result", "mcp_5")]
     assert "".join(c.content for c in chunks) == "Seven." and chat.usage.requests == 2
+
+
+async def test_leaving_a_stream_keeps_the_text_and_endless_approvals_stop_at_the_round_limit(scripted, files):
+    files.on_human_in_the_loop(lambda tool_name, parameters: True)
+    scripted([[mcp_call("mcp_6", "add", {"a": 1, "b": 1}, output="2"), text("Two, as the server says.")],
+              [approval_request("mcpr_7", "add", {"a": 1, "b": 1})],
+              [approval_request("mcpr_8", "add", {"a": 1, "b": 1})]], stream=True)
+    chat = ml.Chat("openai/gpt-4o", max_tool_rounds=1, **LLM).with_hosted_mcp(files)
+    async with aclosing(chat.astream("1+1?")) as chunks:
+        async for chunk in chunks:
+            if chunk.content:
+                break  # the caller leaves while the model writes
+    assert chat.messages[-1]["role"] == "assistant" and chat.messages[-1]["content"] == "Two, as the server says."
+    with pytest.raises(ml.ToolLoopLimitError):
+        _ = [chunk async for chunk in chat.astream("again, forever")]
+    answered = [m for m in chat.messages if m.get("mcp_items")]
+    assert [i["type"] for i in answered[-1]["mcp_items"]] == ["mcp_approval_request", "mcp_approval_response"]
 
 
 async def test_a_url_and_local_tools_together_and_a_call_without_a_handler_is_denied(scripted, files):
