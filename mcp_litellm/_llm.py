@@ -144,6 +144,36 @@ async def acompletion(*, router: Any = None, **kwargs: Any) -> Any:
         raise  # the same exception, of the same LiteLLM type (code that catches it keeps working)
 
 
+async def aresponses(**kwargs: Any) -> Any:
+    """``litellm.aresponses(**kwargs)`` (the Responses API); a failure is explained like :func:`acompletion`'s
+    (``metadata`` is a field of the Responses request itself, so no span rides on it)."""
+    try:
+        return await litellm_module().aresponses(**kwargs)
+    except Exception as exc:
+        explain_failure(exc, kwargs)
+        raise
+
+
+def _responses_bridge() -> Any:
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler,
+    )
+
+    return LiteLLMResponsesTransformationHandler()  # type: ignore[no-untyped-call]
+
+
+def responses_input(messages: list[dict[str, Any]]) -> tuple[list[Any], str | None]:
+    """Chat messages as Responses API input items, and the leading system messages as ``instructions``
+    (LiteLLM's own converter: tool calls and outputs, images, the reasoning items kept on messages)."""
+    items, instructions = _responses_bridge().convert_chat_completion_messages_to_responses_api(messages)
+    return list(items), instructions
+
+
+def responses_tools(tools: list[dict[str, Any]]) -> list[Any]:
+    """Chat tool definitions as Responses API tools (LiteLLM's converter; other tool types pass as they are)."""
+    return list(_responses_bridge()._convert_tools_to_responses_format(tools))
+
+
 _CONNECTION_WORDS = ("connection error", "connecterror", "connection refused", "all connection attempts failed",
                      "name or service not known", "nodename nor servname", "timed out", "timeout")
 _KEY_WORDS = ("api key", "api_key", "credentials", "unauthorized", "authentication", "invalid x-api-key")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 from mcp_litellm import _llm
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
 from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
+from mcp_litellm._chat.hosted_mcp import HostedServer, RequireApproval, hosted_model, hosted_server
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
@@ -131,6 +132,7 @@ class Chat:
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
         self._tools = ToolBox()
+        self._hosted: list[HostedServer] = []
         self._offer = Offer(self._tools, tool_search, tool_budget, result_budget, tool_search_embedding)
         self.with_code_mode(code_mode)
         self.usage = Usage()
@@ -165,6 +167,38 @@ class Chat:
     def with_tool(self, tool: ToolSpec) -> Chat:
         """Offer one tool (see :meth:`with_tools`)."""
         return self.with_tools(tool)
+
+    def with_hosted_mcp(self, client_or_url: Client | str, *, label: str | None = None,
+                        headers: Mapping[str, str] | None = None, allowed_tools: Sequence[str] | None = None,
+                        require_approval: RequireApproval | None = None) -> Chat:
+        """Offer a remote MCP server to the provider as a native tool: the provider lists and calls its tools
+        itself, without a round trip through this process (OpenAI's and Azure's Responses API; the chat then
+        sends its requests through ``litellm.aresponses``, and :attr:`api` becomes ``"responses"``).
+
+        What leaves this machine: the server's URL and ``headers``, nothing else (a client's own auth headers
+        stay here unless passed in ``headers``). The calls the provider made appear in :attr:`messages` as
+        tool calls with their results, and reach the ``on_tool_call`` / ``on_tool_result`` hooks (context
+        ``origin="provider"``) and, streaming, ``tool_start`` / ``tool_end`` chunks.
+
+        Args:
+            client_or_url: an :class:`Client` of a streamable HTTP or SSE server (its URL, and its name as the
+                label) or the server's URL.
+            label: the server's label for the provider (default: the client's name, or the URL's host).
+            headers: HTTP headers the provider sends to the server (e.g. ``{"Authorization": "Bearer ..."}``).
+            allowed_tools: the tools the provider may call. For a client, they default to the tools it offers
+                after its include/exclude filters and tool pins (named as the server names them), and a name
+                it withholds is a :class:`ConfigError`; for a URL, every tool of the server.
+            require_approval: the provider's ``"always"``, ``"never"`` or ``{"never": {"tool_names": [...]}}``.
+                Default: ``"always"`` when an approval handler is set (the client's ``human_in_the_loop``,
+                else ``ml.config``'s), ``"never"`` otherwise. The handler decides each approval request (it
+                sees the tool name, the arguments and, as ``client_name``, the label); with none, it is denied.
+        """
+        server = hosted_server(client_or_url, label=label, headers=headers, allowed_tools=allowed_tools,
+                               require_approval=require_approval)
+        hosted_model(self)  # says now when the model (or a router) cannot call MCP servers itself
+        self._hosted = [s for s in self._hosted if s.label != server.label] + [server]
+        self.api = "responses"
+        return self
 
     def with_code_mode(self, code_mode: bool | CodeMode | None = True) -> Chat:
         """Turn code mode on (``True``, or a :class:`CodeMode` with its limits) or off (``False``/``None``) for the

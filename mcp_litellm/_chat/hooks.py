@@ -45,7 +45,9 @@ class ToolContext:
         server: the name of the MCP server offering the tool; ``None`` for a local Python function, a
             built-in tool of the chat (``search_tools``, ``read_result``) or a name no tool has.
         tool: the MCP :class:`Tool` the name stands for; ``None`` when ``server`` is.
-        origin: who made the call: ``"model"`` for a call the model asked for in its answer.
+        origin: who made the call: ``"model"`` for a call the model asked for in its answer;
+            ``"provider"`` for a call the provider made to a hosted MCP server (:meth:`Chat.with_hosted_mcp`),
+            reported once it ran (or was denied), its ``server`` the server's label.
     """
 
     chat: Chat = field(repr=False)

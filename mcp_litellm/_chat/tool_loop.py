@@ -33,6 +33,7 @@ import anyio
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
+from mcp_litellm._chat.hosted_mcp import HostedStep
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arguments
 from mcp_litellm._chat.prompt_cache import mark_breakpoints
 from mcp_litellm._chat.responses_api import check_api, request_model
@@ -132,6 +133,11 @@ class ToolLoop:
 
         If the caller leaves while a streamed answer is being written, the text received so far is added
         to the conversation as the model's answer (``chat.last_message``)."""
+        if self.chat._hosted:  # hosted MCP servers: the chat's own Responses API path (_chat/hosted_mcp.py)
+            async with aclosing(HostedStep(self.chat, self.count_usage).run(stream)) as pieces:
+                async for piece in pieces:
+                    yield piece
+            return
         if not stream:
             yield message_from_response(await self._complete(stream=False))
             return
@@ -167,6 +173,15 @@ class ToolLoop:
     async def _add_answer(self, message: Message, rounds: int) -> None:
         """Count the request's usage, add the answer to the conversation, and tell ``new_message`` hooks."""
         chat = self.chat
+        self.count_usage(message)
+        chat.messages.append(message.to_dict())
+        chat.last_message = message
+        await chat._hooks.new_message(message, MessageContext(chat, rounds))
+
+    def count_usage(self, message: Message) -> None:
+        """Add the usage of the request that wrote ``message`` to the turn's and the chat's (and set
+        ``message.usage`` to the turn's so far)."""
+        chat = self.chat
         prompt, completion = message.input_tokens or 0, message.output_tokens or 0
         cache_read, cache_write = message.cache_read_tokens or 0, message.cache_write_tokens or 0
         cost = _llm.completion_cost(chat._provider_model(), message.raw, prompt_tokens=prompt,
@@ -177,9 +192,6 @@ class ToolLoop:
         chat.usage = chat.usage + request
         message.usage = self.turn_usage
         self._last_prompt_tokens = prompt + completion
-        chat.messages.append(message.to_dict())
-        chat.last_message = message
-        await chat._hooks.new_message(message, MessageContext(chat, rounds))
 
     # -- one round of tools ------------------------------------------------------------------------
 

@@ -47,6 +47,10 @@ class ClientFeatures(Protocol):
     @property
     def sampling_usage(self) -> Usage: ...
 
+    @property
+    def approval_spec(self) -> Any:
+        """The tool-call approval handler (a ``HandlerSpec``), or ``None`` when there is none."""
+
     def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
         """Enable sampling with ``handler`` (``None``: the default completion); records it, no I/O."""
 

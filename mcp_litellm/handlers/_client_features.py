@@ -143,6 +143,11 @@ class ClientFeatureSet:
         self._elicitation_settings = dataclasses.replace(self._elicitation_settings, enabled=True, handler=spec)
         self._elicitation_runner = ElicitationRunner(self._elicitation_settings, self._host.name)
 
+    @property
+    def approval_spec(self) -> HandlerSpec | None:
+        """The tool-call approval handler, or ``None`` when there is none."""
+        return self._hitl
+
     def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
         """Ask ``handler`` before every tool call (``None`` removes it)."""
         self._hitl = _settings.checked(HandlerSpec.of(handler, options), "human_in_the_loop") if handler else None
