@@ -24,7 +24,7 @@ RELATED_WEIGHT = 0.7
 # meaning: everyday words for it (each word gets the others as related words, query side only)
 _GROUPS = """
 create: create make new add build generate insert register setup
-store: store save remember record note jot keep write persist
+store: store save remember record note jot write persist create add
 delete: delete remove erase drop forget destroy discard purge prune wipe clear
 update: update change edit modify alter replace fix set adjust
 read: read open view show display print see contents content text
@@ -36,7 +36,7 @@ mail: email mail mailbox inbox
 switch: switch checkout hop go jump change
 history: history log logs past previous recent commits
 stage: stage add index staging
-unstage: unstage reset undo restore
+unstage: unstage reset undo restore discard
 diff: diff difference differences compare changes changed modified delta
 status: status state modified changed uncommitted dirty pending
 repeat: repeat echo say parrot back
@@ -54,7 +54,9 @@ size: size big large bytes biggest largest smallest
 metadata: metadata info information details stat stats permissions
 person: person people someone entity entities contact node nodes who
 fact: fact facts observation observations detail details preference preferences note notes
-relation: relation relations relationship link links connection connected between
+relation: relation relations relationship link links connection connected between married marry friend friends
+  manager boss colleague coworker partner spouse wife husband sister brother sibling parent mother father son
+  daughter child cousin
 memory: memory remember recall knowledge graph forget know known knows
 allowed: allowed permitted access accessible allow
 wait: wait slow long delay sleep progress running simulate
@@ -90,6 +92,40 @@ _SHAPES = ((re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I), " url web pa
            (re.compile(r"(?<![\w/.])[\w-]+\.[a-z][a-z0-9]{0,4}\b(?!\.\w)"), " file "),
            (re.compile(r"\b(called|named|titled)\s+\S+", re.I), " name "),
            (re.compile(r"\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)"), " "))
+
+
+# phrasal verbs and set phrases of everyday English whose meaning is not in their words ("throw away" is
+# neither throwing nor away), and question forms that ask for a kind of action ("how many" asks to count)
+_PHRASES: tuple[tuple[str, str], ...] = (
+    (r"throw(?:s|ing)? away|throw(?:s|ing)? out|threw (?:away|out)|get(?:ting)? rid of|got rid of", "discard"),
+    (r"clean(?:s|ing|ed)? up|wipe(?:s|d)? out|cross(?:es|ed)? out|scrap(?:s|ped)?", "delete"),
+    (r"no longer|not any ?more|any ?more not|stopped being|isn't .{1,40} any ?more", "delete remove"),
+    (r"look(?:s|ing|ed)? (?:up|for)|hunt(?:s|ing)? (?:for|down)|track(?:s|ing)? down|dig(?:s|ging)? up", "search"),
+    (r"find(?:s|ing)? out", "search"),
+    (r"look(?:s|ing|ed)? (?:at|into|over|inside)|peek(?:s|ing)? (?:at|into|inside)", "read view"),
+    (r"set(?:s|ting)? up|put(?:s|ting)? together|spin(?:s|ning)? up", "create"),
+    (r"(?:write|jot|note|put|take)s? down|wrote down|keep(?:s|ing)? in mind|bear(?:s|ing)? in mind|kept in mind|"
+     r"keep(?:s|ing)? track of|(?:make|take)s? (?:a )?note|made (?:a )?note|note(?:s|d)? that", "remember"),
+    (r"go(?:es|ing)? back|roll(?:s|ing|ed)? back|take(?:s|n)? back|took back|back out|revert(?:s|ed)? to", "undo"),
+    (r"(?:switch|change|hop|jump|go|move)(?:s|es|ed|ing|ped)? (?:over )?(?:to|onto)", "switch"),
+    (r"turn(?:s|ing|ed)? (?:on|off)|switch(?:es|ing|ed)? (?:on|off)", "toggle"),
+    (r"fill(?:s|ing|ed)? in|fill(?:s|ing|ed)? out", "update"),
+    (r"right now|at the moment|at present|currently|these days", "current"),
+    (r"how (?:big|large|heavy|long is)|take(?:s)? up|taking up|disk space|how much space", "size"),
+    (r"\b(?:what|which)\b[^?.!,]*\b(?:are|exist|exists)\b(?! you| we| they)|are there|is there any", "+list"),
+)
+# a "+" meaning is added after the phrase's own words, others replace them
+_PHRASE = [(re.compile(rf"\b(?:{pattern})\b", re.I), rf"\g<0> {meaning[1:]} " if meaning[0] == "+" else f" {meaning} ")
+           for pattern, meaning in _PHRASES]
+
+
+def phrases(text: str) -> str:
+    """``text`` with the set phrases of :data:`_PHRASES` replaced by the plain word for what they mean
+    ("throw away what I staged" -> "discard what I staged"); a question form keeps its words and gains the
+    word ("what files are in it" -> "what files are list in it")."""
+    for pattern, replacement in _PHRASE:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def words(text: str) -> list[str]:
@@ -130,8 +166,14 @@ def query_groups(text: str) -> list[dict[str, float]]:
 def word_groups(text: str) -> list[list[dict[str, float]]]:
     """:func:`query_groups`, one list per distinct word of the request (for counting how many of the
     request's words a tool meets)."""
-    return [[{**dict.fromkeys(meaning, RELATED_WEIGHT), word: 1.0} for meaning in RELATED.get(word) or ((),)]
-            for word in dict.fromkeys(words(shapes(text)))]
+    return [[{**dict.fromkeys(meaning, RELATED_WEIGHT), word: 1.0} for meaning in meanings or ((),)]
+            for word, meanings in word_meanings(text)]
+
+
+def word_meanings(text: str) -> list[tuple[str, tuple[tuple[str, ...], ...]]]:
+    """Per distinct word stem of a request (set phrases and kinds of value read first: :func:`phrases`,
+    :func:`shapes`), the other words of each meaning it has in the table (none for most words)."""
+    return [(word, RELATED.get(word, ())) for word in dict.fromkeys(words(phrases(shapes(text))))]
 
 
 def shapes(text: str) -> str:
@@ -163,7 +205,7 @@ def stem(word: str) -> str:
 
 
 def _load_groups() -> None:
-    for line in _GROUPS.strip().splitlines():
+    for line in re.sub(r"\n\s+", " ", _GROUPS.strip()).splitlines():  # an indented line goes on the one above
         _, _, members = line.partition(":")
         stems = list(dict.fromkeys(stem(w) for w in members.split()))
         for word in stems:

@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_litellm._chat.search_words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
 from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
-from mcp_litellm._chat.search_words import raw_words, stem, word_groups, words
 
 SEARCH_TOOL = "search_tools"
 READ_RESULT_TOOL = "read_result"
@@ -38,6 +38,10 @@ _WEIGHT = {"name": 3.0, "server": 1.5, "parameters": 1.0, "lead": 1.5, "rest": 0
 _LENGTH = {"name": 0.3, "server": 0.0, "parameters": 0.5, "lead": 0.5, "rest": 0.75}
 COORDINATION = 0.5
 """How strongly the share of a request's words a tool meets scales its score (0: not at all)."""
+NAME_COVERAGE = 0.5
+"""How much a tool's score grows when the request covers its whole name (its words, or their related words,
+but not its server's name): ``create_directory`` covered by "create a folder" beats ``mail_create_folder``,
+which the request covers only in part."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
@@ -107,36 +111,53 @@ class ToolIndex:
             for word, tf in weighted.items():
                 self._postings.setdefault(word, []).append((number, tf))
         self._idf = {w: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self._postings.items()}
+        # each tool's name words, less its server's (``git_log`` of server ``git`` is named "log")
+        self._names = [tuple(dict.fromkeys(w for w in e.fields[0] if w not in e.fields[1]) or e.fields[0])
+                       for e in self.entries]
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def scores(self, query: str) -> list[float]:
-        """The BM25F score of every entry for ``query`` (0 where no word matches): per meaning group of
-        the request, the best of its words (weighted) in the entry; the sum times the share of the
-        request's words the entry meets (coordination: a tool meeting two of three words beats one that
-        meets one word strongly)."""
+        """The BM25F score of every entry for ``query`` (0 where no word matches). Per distinct word of the
+        request: the word itself where the entry has it, plus, for each meaning the word has, the best of
+        that meaning's other words (weighted :data:`~mcp_litellm._chat.search_words.RELATED_WEIGHT`), so a
+        word counts once however many meanings it has, and a word with two meanings ("forget": delete, and
+        memory) counts for both. The sum is scaled by the share of the request's words the entry meets
+        (coordination: a tool meeting two of three words beats one that meets one word strongly) and by how
+        much of the tool's own name the request covers (:data:`NAME_COVERAGE`)."""
         out = [0.0] * len(self.entries)
         met = [0] * len(self.entries)
-        asked = word_groups(query)
-        for meanings in asked:
-            matched: set[int] = set()
-            for group in meanings:
-                best: dict[int, float] = {}
-                for term, weight in group.items():
-                    idf = self._idf.get(term, 0.0)
-                    for number, tf in self._postings.get(term, ()):
-                        value = weight * idf * tf / (self.K1 + tf)
-                        if value > best.get(number, 0.0):
-                            best[number] = value
-                for number, value in best.items():
-                    out[number] += value
-                matched.update(best)
-            for number in matched:
+        asked = word_meanings(query)
+        said: dict[str, float] = {}  # every word the request brings, with its weight (for name coverage)
+        for word, meanings in asked:
+            per = self._best({word: 1.0})
+            for meaning in meanings:
+                for number, value in self._best(dict.fromkeys(meaning, RELATED_WEIGHT)).items():
+                    per[number] = per.get(number, 0.0) + value
+                said.update((term, RELATED_WEIGHT) for term in meaning if term not in said)
+            said[word] = 1.0
+            for number, value in per.items():
+                out[number] += value
                 met[number] += 1
         if asked:
             out = [score * (met[i] / len(asked)) ** COORDINATION for i, score in enumerate(out)]
+        for number, score in enumerate(out):
+            name = self._names[number]
+            if score > 0 and name:
+                out[number] = score * (1 + NAME_COVERAGE * sum(said.get(w, 0.0) for w in name) / len(name))
         return out
+
+    def _best(self, group: Mapping[str, float]) -> dict[int, float]:
+        """Per entry, the best BM25F value of any word of ``group`` (word -> weight) it has."""
+        best: dict[int, float] = {}
+        for term, weight in group.items():
+            idf = self._idf.get(term, 0.0)
+            for number, tf in self._postings.get(term, ()):
+                value = weight * idf * tf / (self.K1 + tf)
+                if value > best.get(number, 0.0):
+                    best[number] = value
+        return best
 
     def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:
         """The best ``limit`` entries for ``query`` (of ``server`` only, if given), best first (ties: by
