@@ -17,7 +17,8 @@ _STOP_WORDS = ("a an and are as at be by can do does for from get give i in into
                "who will with would you your all any about how much s t also just let lets ll ve re d m "
                "everything anything something nothing every thing things stuff one ones have has had been "
                "am we us our he she his her him they then than so if not no yes now here over out again "
-               "very really could should may might must shall tell")
+               "very really could should may might must shall tell isn aren wasn weren don doesn didn won wouldn "
+               "shouldn couldn haven hasn hadn")
 STOP = frozenset(_STOP_WORDS.split(" "))
 RELATED_WEIGHT = 0.7
 
@@ -132,7 +133,7 @@ def words(text: str) -> list[str]:
     """Lower-case word stems of ``text``: identifiers split at ``_``, ``-``, ``.`` and case changes;
     common English words dropped; a light suffix stemmer (``files``/``listing``/``created`` ->
     ``fil``/``list``/``creat``) so a request's wording meets a tool's."""
-    return [stem(w) for w in raw_words(text) if w not in STOP]
+    return [stem(w) for w in raw_words(text) if _IRREGULAR.get(w, w) not in STOP]
 
 
 def raw_words(text: str) -> list[str]:
@@ -185,8 +186,26 @@ def shapes(text: str) -> str:
     return text
 
 
+# irregular English forms -> the form the suffix rules meet ("wrote" meets "write", "children" "child")
+_IRREGULAR = dict(pair.split(":") for pair in """
+wrote:write written:write sent:send found:find made:make took:take taken:take gave:give given:give got:get
+gotten:get saw:see seen:see knew:know known:know told:tell kept:keep left:leave ran:run began:begin begun:begin
+went:go gone:go came:come brought:bring bought:buy built:build chose:choose chosen:choose drew:draw drawn:draw
+fell:fall forgot:forget forgotten:forget held:hold lost:lose meant:mean met:meet paid:pay said:say sold:sell
+shown:show spoke:speak spoken:speak spent:spend stood:stand taught:teach threw:throw thrown:throw hid:hide
+hidden:hide understood:understand won:win undid:undo undone:undo redid:redo redone:redo rebuilt:rebuild
+froze:freeze frozen:freeze broke:break broken:break chosen:choose did:do done:do dealt:deal felt:feel fed:feed
+fought:fight flew:fly flown:fly grew:grow grown:grow hung:hang heard:hear led:lead lent:lend lit:light
+rode:ride ridden:ride rang:ring rung:ring rose:rise risen:rise sang:sing sung:sing sank:sink sat:sit slept:sleep
+sought:seek shook:shake stole:steal stolen:steal struck:strike swore:swear sworn:swear swept:sweep tore:tear
+torn:tear woke:wake woken:wake wore:wear worn:wear wound:wind children:child men:man women:woman
+""".split())
+
+
 def stem(word: str) -> str:
-    """A light English suffix stemmer (plurals, ``-ing``, ``-ed``, a final ``e``)."""
+    """A light English suffix stemmer (plurals, ``-ing``, ``-ed``, a final ``e``), after irregular forms are
+    read as their plain form (``wrote`` -> ``write`` -> ``writ``)."""
+    word = _IRREGULAR.get(word, word)
     if len(word) <= 3 or word.isdigit():
         return word
     if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and not word.endswith("sses"):
