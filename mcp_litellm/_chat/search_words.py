@@ -53,8 +53,9 @@ repository: repository repo git
 tree: tree structure hierarchy nested recursive
 size: size big large bytes biggest largest smallest
 metadata: metadata info information details stat stats permissions
-person: person people someone entity entities contact node nodes who
-fact: fact facts observation observations detail details preference preferences note notes
+person: person people someone entity entities contact node nodes who profile
+fact: fact facts observation observations detail details preference preferences note notes prefer likes
+  favorite favourite dislikes hates loves
 relation: relation relations relationship link links connection connected between married marry friend friends
   manager boss colleague coworker partner spouse wife husband sister brother sibling parent mother father son
   daughter child cousin
@@ -92,6 +93,8 @@ _SHAPES = ((re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I), " url web pa
            (re.compile(r"(?<!\w)(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"), " path "),
            (re.compile(r"(?<![\w/.])[\w-]+\.[a-z][a-z0-9]{0,4}\b(?!\.\w)"), " file "),
            (re.compile(r"\b(called|named|titled)\s+\S+", re.I), " name "),
+           (re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:[-+*/x]|and|plus|minus|times|divided by|over)\s*"
+                       r"\d+(?:\.\d+)?(?![\w.:/])"), " arithmetic "),
            (re.compile(r"\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)"), " "))
 
 
@@ -113,6 +116,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"fill(?:s|ing|ed)? in|fill(?:s|ing|ed)? out", "update"),
     (r"right now|at the moment|at present|currently|these days", "current"),
     (r"how (?:big|large|heavy|long is)|take(?:s)? up|taking up|disk space|how much space", "size"),
+    (r"(?:what|anything) (?:do|does|did) (?:you|we|i) (?:know|remember|have|recall) (?:about|on|of)|tell me about|"
+     r"(?:what|anything) (?:is|was)? ?(?:known|stored|saved|noted) (?:about|on|of)", "+search"),
+    (r"(?:was|were|is|got) (?:\w+ )?last (?:changed|modified|edited|updated|touched|saved|written|accessed)",
+     "info modified"),
+    (r"(?:the )?(?:last|latest|recent|newest) (?:\d+ |few |couple of )?\w+s\b", "+recent"),
     (r"\b(?:what|which)\b[^?.!,]*\b(?:are|exist|exists)\b(?! you| we| they)|are there|is there any", "+list"),
 )
 # a "+" meaning is added after the phrase's own words, others replace them
@@ -187,19 +195,20 @@ def shapes(text: str) -> str:
 
 
 # irregular English forms -> the form the suffix rules meet ("wrote" meets "write", "children" "child")
-_IRREGULAR = dict(pair.split(":") for pair in """
+_IRREGULAR_FORMS = """
 wrote:write written:write sent:send found:find made:make took:take taken:take gave:give given:give got:get
 gotten:get saw:see seen:see knew:know known:know told:tell kept:keep left:leave ran:run began:begin begun:begin
 went:go gone:go came:come brought:bring bought:buy built:build chose:choose chosen:choose drew:draw drawn:draw
 fell:fall forgot:forget forgotten:forget held:hold lost:lose meant:mean met:meet paid:pay said:say sold:sell
 shown:show spoke:speak spoken:speak spent:spend stood:stand taught:teach threw:throw thrown:throw hid:hide
 hidden:hide understood:understand won:win undid:undo undone:undo redid:redo redone:redo rebuilt:rebuild
-froze:freeze frozen:freeze broke:break broken:break chosen:choose did:do done:do dealt:deal felt:feel fed:feed
+froze:freeze frozen:freeze broke:break broken:break did:do done:do dealt:deal felt:feel fed:feed
 fought:fight flew:fly flown:fly grew:grow grown:grow hung:hang heard:hear led:lead lent:lend lit:light
 rode:ride ridden:ride rang:ring rung:ring rose:rise risen:rise sang:sing sung:sing sank:sink sat:sit slept:sleep
 sought:seek shook:shake stole:steal stolen:steal struck:strike swore:swear sworn:swear swept:sweep tore:tear
-torn:tear woke:wake woken:wake wore:wear worn:wear wound:wind children:child men:man women:woman
-""".split())
+torn:tear woke:wake woken:wake wore:wear worn:wear children:child men:man women:woman
+"""
+_IRREGULAR = dict(pair.split(":") for pair in _IRREGULAR_FORMS.split())
 
 
 def stem(word: str) -> str:
