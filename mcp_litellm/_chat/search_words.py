@@ -24,12 +24,12 @@ RELATED_WEIGHT = 0.7
 
 # meaning: everyday words for it (each word gets the others as related words, query side only)
 _GROUPS = """
-create: create make new add build generate insert register setup
+create: create make new add build generate insert register setup mkdir touch
 store: store save remember record note jot write persist create add
-delete: delete remove erase drop forget destroy discard purge prune wipe clear
+delete: delete remove erase drop forget destroy discard purge prune wipe clear trash rm del unlink
 update: update change edit modify alter replace fix set adjust
-read: read open view show display print see contents content text
-list: list show enumerate browse inventory listing
+read: read open view show display print see contents content text cat inspect peek
+list: list show enumerate browse inventory listing ls
 search: search find look lookup locate query seek match grep
 move: move rename relocate transfer mv
 send: send email mail post message notify deliver
@@ -42,12 +42,16 @@ diff: diff difference differences compare changes changed modified delta
 status: status state modified changed uncommitted dirty pending
 repeat: repeat echo say parrot back
 sum: sum add plus total addition adding arithmetic calculate
-image: image picture photo pic logo png jpg screenshot media
+image: image picture photo pic logo png jpg screenshot media icon graphic thumbnail
 environment: environment env variables variable vars config
 web: web page website site url link http https internet online article download grab fetch scrape
+  blog wiki homepage
 time: time clock hour hours now current date day timezone zone o'clock morning night moment today
+  pm utc gmt noon midnight evening afternoon tonight
 convert: convert translate conversion equivalent
-folder: folder directory dir
+folder: folder directory dir subfolder subdirectory mkdir
+commit: commit checkpoint snapshot save
+branch: branch fork
 file: file document doc
 repository: repository repo git
 tree: tree structure hierarchy nested recursive
@@ -59,7 +63,7 @@ fact: fact facts observation observations detail details preference preferences 
 relation: relation relations relationship link links connection connected between married marry friend friends
   manager boss colleague coworker partner spouse wife husband sister brother sibling parent mother father son
   daughter child cousin
-memory: memory remember recall knowledge graph forget know known knows
+memory: memory remember recall knowledge graph forget know known knows memorize memorise learn
 allowed: allowed permitted access accessible allow
 wait: wait slow long delay sleep progress running simulate
 log: logging log logs messages
