@@ -42,6 +42,8 @@ NAME_COVERAGE = 0.5
 """How much a tool's score grows when the request covers its whole name (its words, or their related words,
 but not its server's name): ``create_directory`` covered by "create a folder" beats ``mail_create_folder``,
 which the request covers only in part."""
+LEAD_COVERAGE = 0.25
+"""The same for the words of the first sentence of a tool's description (what the tool does)."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
@@ -114,6 +116,7 @@ class ToolIndex:
         # each tool's name words, less its server's (``git_log`` of server ``git`` is named "log")
         self._names = [tuple(dict.fromkeys(w for w in e.fields[0] if w not in e.fields[1]) or e.fields[0])
                        for e in self.entries]
+        self._leads = [tuple(dict.fromkeys(e.fields[3])) for e in self.entries]
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -125,7 +128,8 @@ class ToolIndex:
         word counts once however many meanings it has, and a word with two meanings ("forget": delete, and
         memory) counts for both. The sum is scaled by the share of the request's words the entry meets
         (coordination: a tool meeting two of three words beats one that meets one word strongly) and by how
-        much of the tool's own name the request covers (:data:`NAME_COVERAGE`)."""
+        much of the tool's own name and of its description's first sentence the request covers
+        (:data:`NAME_COVERAGE`, :data:`LEAD_COVERAGE`)."""
         out = [0.0] * len(self.entries)
         met = [0] * len(self.entries)
         asked = word_meanings(query)
@@ -143,9 +147,11 @@ class ToolIndex:
         if asked:
             out = [score * (met[i] / len(asked)) ** COORDINATION for i, score in enumerate(out)]
         for number, score in enumerate(out):
-            name = self._names[number]
-            if score > 0 and name:
-                out[number] = score * (1 + NAME_COVERAGE * sum(said.get(w, 0.0) for w in name) / len(name))
+            if score > 0:
+                for part, weight in ((self._names[number], NAME_COVERAGE), (self._leads[number], LEAD_COVERAGE)):
+                    if part:
+                        score *= 1 + weight * sum(said.get(w, 0.0) for w in part) / len(part)
+                out[number] = score
         return out
 
     def _best(self, group: Mapping[str, float]) -> dict[int, float]:
