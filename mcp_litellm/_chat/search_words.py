@@ -124,7 +124,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
      r"(?:what|anything) (?:is|was)? ?(?:known|stored|saved|noted) (?:about|on|of)", "+search"),
     (r"(?:was|were|is|got) (?:\w+ )?last (?:changed|modified|edited|updated|touched|saved|written|accessed)",
      "info modified"),
-    (r"(?:the )?(?:last|latest|recent|newest) (?:\d+ |few |couple of )?\w+s\b", "+recent"),
+    (r"(?:first|top|opening) (?:\d+ |few |couple of )?(?:lines|rows|bytes|characters)|beginning of", "+head"),
+    (r"(?:last|final|bottom) (?:\d+ |few |couple of )?(?:lines|rows|bytes|characters)|end of", "+tail"),
+    (r"(?:the )?(?:last|latest|recent|newest) (?:\d+ |few |couple of )?(?!lines\b|rows\b|bytes\b)\w+s\b", "+recent"),
     (r"\b(?:what|which)\b[^?.!,]*\b(?:are|exist|exists)\b(?! you| we| they)|are there|is there any", "+list"),
 )
 # a "+" meaning is added after the phrase's own words, others replace them
