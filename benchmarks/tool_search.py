@@ -153,7 +153,7 @@ def real_ranking(show: set[str]) -> None:
     (misses printed for the splits in ``show``: the tuning set by default)."""
     search = lexical_search()
     total = len(real_catalog())
-    for split in ("tuning", "held_out", "fresh", "fresh2"):
+    for split in ("tuning", "tuning2", "held_out", "fresh", "fresh2"):
         top1, top5, n = score(split, search, split in show)
         print(f"real catalogs ({total} tools), {split} set: top-1 {top1}/{n} ({top1 / n:.0%}), "
               f"top-5 {top5}/{n} ({top5 / n:.0%})")
@@ -183,7 +183,7 @@ def wordllama_ranking(python: str) -> None:
     tools = real_catalog()
     texts = [f"{name.replace('_', ' ').replace('-', ' ')} ({server}): {description}"
              for server, name, description, _, _ in tools]
-    splits = {split: requests(split) for split in ("tuning", "held_out", "fresh", "fresh2")}
+    splits = {split: requests(split) for split in ("tuning", "tuning2", "held_out", "fresh", "fresh2")}
     asked = [request for rows in splits.values() for _, request, _ in rows]
     with tempfile.TemporaryDirectory() as directory:
         job, out = Path(directory) / "job.json", Path(directory) / "out.json"
