@@ -25,11 +25,11 @@ RELATED_WEIGHT = 0.7
 # meaning: everyday words for it (each word gets the others as related words, query side only)
 _GROUPS = """
 create: create make new add build generate insert register setup mkdir touch
-store: store save remember record note jot write persist create add
+store: store save remember record jot write persist create add
 delete: delete remove erase drop forget destroy discard purge prune wipe clear trash rm del unlink
 update: update change edit modify alter replace fix set adjust
 read: read open view show display print see contents content text cat inspect peek
-list: list show enumerate browse inventory listing ls
+list: list show enumerate browse inventory listing ls dump
 search: search find look lookup locate query seek match grep
 move: move rename relocate transfer mv
 send: send email mail post message notify deliver
@@ -45,19 +45,22 @@ sum: sum add plus total addition adding arithmetic calculate
 image: image picture photo pic logo png jpg screenshot media icon graphic thumbnail
 environment: environment env variables variable vars config
 web: web page website site url link http https internet online article download grab fetch scrape
-  blog wiki homepage
+  blog wiki homepage html
 time: time clock hour hours now current date day timezone zone o'clock morning night moment today
   pm utc gmt noon midnight evening afternoon tonight
 convert: convert translate conversion equivalent
 folder: folder directory dir subfolder subdirectory mkdir
+multiple: multiple several both batch bulk many
+whole: whole entire complete full
 commit: commit checkpoint snapshot save
 branch: branch fork
 file: file document doc
 repository: repository repo git
-tree: tree structure hierarchy nested recursive
+tree: tree structure hierarchy nested recursive overview layout outline
 size: size big large bytes biggest largest smallest
 metadata: metadata info information details stat stats permissions
-person: person people someone entity entities contact node nodes who profile
+person: person people someone entity entities contact node nodes who profile everyone everybody anyone
+  anybody somebody
 fact: fact facts observation observations detail details preference preferences note notes prefer likes
   favorite favourite dislikes hates loves
 relation: relation relations relationship link links connection connected between married marry friend friends
@@ -95,7 +98,10 @@ RELATED: dict[str, tuple[tuple[str, ...], ...]] = {}  # word -> the meaning grou
 _SHAPES = ((re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I), " url web page "),
            (re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"), " email address "),
            (re.compile(r"(?<!\w)(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"), " path "),
+           (re.compile(r"(?<![\w/.@])(?:[\w-]+\.)+(?:com|org|net|io|dev|ai|app|co|edu|gov|info|biz|us|uk|de|fr|eu|xyz)"
+                       r"\b(?!\.\w)(?:/\S*)?"), " url domain "),
            (re.compile(r"(?<![\w/.])[\w-]+\.[a-z][a-z0-9]{0,4}\b(?!\.\w)"), " file "),
+           (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}\b"), " revision commit "),
            (re.compile(r"\b(called|named|titled)\s+\S+", re.I), " name "),
            (re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:[-+*/x]|and|plus|minus|times|divided by|over)\s*"
                        r"\d+(?:\.\d+)?(?![\w.:/])"), " arithmetic "),
@@ -110,10 +116,15 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"no longer|not any ?more|any ?more not|stopped being|isn't .{1,40} any ?more", "delete remove"),
     (r"look(?:s|ing|ed)? (?:up|for)|hunt(?:s|ing)? (?:for|down)|track(?:s|ing)? down|dig(?:s|ging)? up", "search"),
     (r"find(?:s|ing)? out", "search"),
-    (r"look(?:s|ing|ed)? (?:at|into|over|inside)|peek(?:s|ing)? (?:at|into|inside)", "read view"),
+    (r"look(?:s|ing|ed)? (?:at|into|over|inside)|peek(?:s|ing)? (?:at|into|inside)|pull(?:s|ing|ed)? up|"
+     r"bring(?:s|ing)? up|brought up", "read view"),
+    (r"where (?:is|are|was|were|did|do|does|can)|where's|whereabouts", "+search"),
+    (r"how (?:late|early) is it|what hour", "current time"),
+    (r"at once|in one go|all together|together", "+multiple"),
     (r"set(?:s|ting)? up|put(?:s|ting)? together|spin(?:s|ning)? up", "create"),
     (r"(?:write|jot|note|put|take)s? down|wrote down|keep(?:s|ing)? in mind|bear(?:s|ing)? in mind|kept in mind|"
-     r"keep(?:s|ing)? track of|(?:make|take)s? (?:a )?note|made (?:a )?note|note(?:s|d)? that", "remember"),
+     r"keep(?:s|ing)? track of|(?:make|take)s? (?:a )?note|made (?:a )?note|(?<!the )(?<!a )note(?:s|d)? that",
+     "remember"),
     (r"go(?:es|ing)? back|roll(?:s|ing|ed)? back|take(?:s|n)? back|took back|back out|revert(?:s|ed)? to", "undo"),
     (r"(?:switch|change|hop|jump|go|move)(?:s|es|ed|ing|ped)? (?:over )?(?:to|onto)", "switch"),
     (r"turn(?:s|ing|ed)? (?:on|off)|switch(?:es|ing|ed)? (?:on|off)", "toggle"),
