@@ -130,6 +130,11 @@ class ToolIndex:
         (coordination: a tool meeting two of three words beats one that meets one word strongly) and by how
         much of the tool's own name and of its description's first sentence the request covers
         (:data:`NAME_COVERAGE`, :data:`LEAD_COVERAGE`)."""
+        return self._scored(query)[1]
+
+    def _scored(self, query: str) -> tuple[list[float], list[float]]:
+        """:meth:`scores` before the name and description coverage (which :meth:`search`'s floor reads), and
+        after."""
         out = [0.0] * len(self.entries)
         met = [0] * len(self.entries)
         asked = word_meanings(query)
@@ -146,13 +151,14 @@ class ToolIndex:
                 met[number] += 1
         if asked:
             out = [score * (met[i] / len(asked)) ** COORDINATION for i, score in enumerate(out)]
+        base = list(out)
         for number, score in enumerate(out):
             if score > 0:
                 for part, weight in ((self._names[number], NAME_COVERAGE), (self._leads[number], LEAD_COVERAGE)):
                     if part:
                         score *= 1 + weight * sum(said.get(w, 0.0) for w in part) / len(part)
                 out[number] = score
-        return out
+        return base, out
 
     def _best(self, group: Mapping[str, float]) -> dict[int, float]:
         """Per entry, the best BM25F value of any word of ``group`` (word -> weight) it has."""
@@ -168,19 +174,24 @@ class ToolIndex:
     def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:
         """The best ``limit`` entries for ``query`` (of ``server`` only, if given), best first (ties: by
         server, then name), leaving out those scoring below ``floor`` times the best score (matches on a
-        stray word only: every tool found costs its definition in the following requests)."""
-        scores = self.scores(query)
+        stray word only: every tool found costs its definition in the following requests; the floor reads the
+        scores before the coverage factors, which order the tools but do not make a match)."""
+        base, scores = self._scored(query)
         if server is not None:
             scores = [s if e.server == server else 0.0 for e, s in zip(self.entries, scores, strict=True)]
-        return rank(self.entries, scores, limit, floor)
+            base = [s if e.server == server else 0.0 for e, s in zip(self.entries, base, strict=True)]
+        return rank(self.entries, scores, limit, floor, base)
 
 
-def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float) -> list[Entry]:
-    """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first."""
-    scored = sorted(((-s, e.server, e.name, e) for e, s in zip(entries, scores, strict=True) if s > 0),
-                    key=lambda item: item[:3])
-    best = -scored[0][0] if scored else 0.0
-    return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
+def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float,
+         floor_scores: Sequence[float] | None = None) -> list[Entry]:
+    """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first;
+    ``floor_scores``, if given, are the scores the floor reads (the order is still ``scores``)."""
+    kept = scores if floor_scores is None else floor_scores
+    best = max(kept, default=0.0)
+    scored = sorted(((-s, e.server, e.name, e) for e, s, k in zip(entries, scores, kept, strict=True)
+                     if s > 0 and k >= floor * best), key=lambda item: item[:3])
+    return [item[3] for item in scored[:limit]]
 
 
 class _Splitter:
