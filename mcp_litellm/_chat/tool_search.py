@@ -113,10 +113,15 @@ class ToolIndex:
             for word, tf in weighted.items():
                 self._postings.setdefault(word, []).append((number, tf))
         self._idf = {w: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self._postings.items()}
-        # each tool's name words, less its server's (``git_log`` of server ``git`` is named "log")
-        self._names = [tuple(dict.fromkeys(w for w in e.fields[0] if w not in e.fields[1]) or e.fields[0])
-                       for e in self.entries]
-        self._leads = [tuple(dict.fromkeys(e.fields[3])) for e in self.entries]
+        # per word: the tools whose name (less its server's words: ``git_log`` of server ``git`` is named
+        # "log") or description's first sentence has it, with the share of that part the word is
+        self._covers: tuple[dict[str, list[tuple[int, float]]], ...] = ({}, {})
+        for number, e in enumerate(self.entries):
+            own = tuple(dict.fromkeys(w for w in e.fields[0] if w not in e.fields[1]) or e.fields[0])
+            lead = tuple(dict.fromkeys(e.fields[3]))
+            for covers, words_of in zip(self._covers, (own, lead), strict=True):
+                for word in words_of:
+                    covers.setdefault(word, []).append((number, 1 / len(words_of)))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -152,12 +157,13 @@ class ToolIndex:
         if asked:
             out = [score * (met[i] / len(asked)) ** COORDINATION for i, score in enumerate(out)]
         base = list(out)
-        for number, score in enumerate(out):
-            if score > 0:
-                for part, weight in ((self._names[number], NAME_COVERAGE), (self._leads[number], LEAD_COVERAGE)):
-                    if part:
-                        score *= 1 + weight * sum(said.get(w, 0.0) for w in part) / len(part)
-                out[number] = score
+        for covers, weight in zip(self._covers, (NAME_COVERAGE, LEAD_COVERAGE), strict=True):
+            covered: dict[int, float] = {}
+            for term, said_weight in said.items():
+                for number, share in covers.get(term, ()):
+                    covered[number] = covered.get(number, 0.0) + said_weight * share
+            for number, share in covered.items():
+                out[number] *= 1 + weight * share
         return base, out
 
     def _best(self, group: Mapping[str, float]) -> dict[int, float]:
