@@ -1,10 +1,14 @@
-"""The words of tool search: identifiers split, common words dropped, a light stemmer, and a small table of
-the words people use in requests for the words tools are described with.
+"""The words of tool search: identifiers split, common words dropped, irregular forms read as their plain
+form and a light stemmer, set phrases and question forms read for what they mean, values read as their
+kind, and a small table of the words people use in requests for the words tools are described with.
 
-The table is generic on purpose: each line is a meaning (a verb or a kind of thing tools act on) with the
-everyday words for it, not a list of request phrasings. A request's own words count fully; the related
-words they bring count :data:`RELATED_WEIGHT` as much, so a tool named with the user's own word wins over
-one that only shares a synonym.
+The tables are generic on purpose: each line of the word table is a meaning (a verb or a kind of thing
+tools act on) with the everyday words for it, and each phrase is an English idiom ("throw away", "no
+longer", "where is"), not a list of request phrasings. They were written from general English and the
+words tools commonly use, and checked against the tuning sets of ``benchmarks/search_catalogs`` only,
+never the held-out ones. A request's own words count fully; the related words they bring count
+:data:`RELATED_WEIGHT` as much, so a tool named with the user's own word wins over one that only shares a
+synonym.
 """
 
 from __future__ import annotations
