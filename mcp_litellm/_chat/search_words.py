@@ -42,7 +42,7 @@ switch: switch checkout hop go jump change
 history: history log logs past previous recent commits
 stage: stage add index staging
 unstage: unstage reset undo restore discard
-diff: diff difference differences compare changes changed modified delta
+diff: diff difference differences compare changes changed modified delta differ different
 status: status state modified changed uncommitted dirty pending
 repeat: repeat echo say parrot back
 sum: sum add plus total addition adding arithmetic calculate
@@ -117,18 +117,24 @@ _SHAPES = ((re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I), " url web pa
 _PHRASES: tuple[tuple[str, str], ...] = (
     (r"throw(?:s|ing)? away|throw(?:s|ing)? out|threw (?:away|out)|get(?:ting)? rid of|got rid of", "discard"),
     (r"clean(?:s|ing|ed)? up|wipe(?:s|d)? out|cross(?:es|ed)? out|scrap(?:s|ped)?", "delete"),
-    (r"no longer|not any ?more|any ?more not|stopped being|isn't .{1,40} any ?more", "delete remove"),
+    (r"no longer|any ?more|stopped being", "delete remove"),
     (r"look(?:s|ing|ed)? (?:up|for)|hunt(?:s|ing)? (?:for|down)|track(?:s|ing)? down|dig(?:s|ging)? up", "search"),
     (r"find(?:s|ing)? out", "search"),
     (r"look(?:s|ing|ed)? (?:at|into|over|inside)|peek(?:s|ing)? (?:at|into|inside)|pull(?:s|ing|ed)? up|"
      r"bring(?:s|ing)? up|brought up", "read view"),
     (r"where (?:is|are|was|were|did|do|does|can)|where's|whereabouts", "+search"),
+    (r"who (?:can|may|is allowed to) (?:read|write|open|edit|access|see|change)", "permissions"),
+    (r"who (?:is|was|are|were)|who's", "+search person"),
+    (r"how old|how recent|how new", "info modified"),
+    (r"(?:what's|what is|what was|what has been) (?:written|said|stored|saved|typed) (?:in|on|inside)", "read"),
+    (r"check(?:s|ed|ing)? in|check-in", "commit"),
+    (r"check(?:s|ed|ing)? out|check-out", "checkout switch"),
     (r"how (?:late|early) is it|what hour", "current time"),
     (r"at once|in one go|all together|together", "+multiple"),
     (r"set(?:s|ting)? up|put(?:s|ting)? together|spin(?:s|ning)? up", "create"),
     (r"(?:write|jot|note|put|take)s? down|wrote down|keep(?:s|ing)? in mind|bear(?:s|ing)? in mind|kept in mind|"
-     r"keep(?:s|ing)? track of|(?:make|take)s? (?:a )?note|made (?:a )?note|(?<!the )(?<!a )note(?:s|d)? that",
-     "remember"),
+     r"keep(?:s|ing)? track of|(?:make|take)s? (?:a )?note|made (?:a )?note|"
+     r"(?<!the )(?<!a )(?:note|record)(?:s|ed)? that", "remember"),
     (r"go(?:es|ing)? back|roll(?:s|ing|ed)? back|take(?:s|n)? back|took back|back out|revert(?:s|ed)? to", "undo"),
     (r"(?:switch|change|hop|jump|go|move)(?:s|es|ed|ing|ped)? (?:over )?(?:to|onto)", "switch"),
     (r"turn(?:s|ing|ed)? (?:on|off)|switch(?:es|ing|ed)? (?:on|off)", "toggle"),

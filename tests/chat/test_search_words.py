@@ -39,6 +39,10 @@ def test_irregular_forms_meet_their_plain_form():
     ("what time is it right now", "current", "right"),
     ("how big is the video", "siz", "big"),
     ("pull up the entries for Ann", "read", "pull"),
+    ("Bob doesn't live in Rome anymore", "delet", "anymor"),
+    ("check in my work", "commit", "check"),
+    ("check out the main branch", "checkout", "check"),
+    ("who can write to report.pdf", "permiss", "writ"),
 ])
 def test_a_set_phrase_reads_as_what_it_means(request_, means, not_read):
     said = read(request_)
