@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_litellm._chat.search_words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
 from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
-from mcp_litellm._chat.search_words import raw_words, stem, word_groups, words
 
 SEARCH_TOOL = "search_tools"
 READ_RESULT_TOOL = "read_result"
@@ -38,6 +38,12 @@ _WEIGHT = {"name": 3.0, "server": 1.5, "parameters": 1.0, "lead": 1.5, "rest": 0
 _LENGTH = {"name": 0.3, "server": 0.0, "parameters": 0.5, "lead": 0.5, "rest": 0.75}
 COORDINATION = 0.5
 """How strongly the share of a request's words a tool meets scales its score (0: not at all)."""
+NAME_COVERAGE = 0.5
+"""How much a tool's score grows when the request covers its whole name (its words, or their related words,
+but not its server's name): ``create_directory`` covered by "create a folder" beats ``mail_create_folder``,
+which the request covers only in part."""
+LEAD_COVERAGE = 0.25
+"""The same for the words of the first sentence of a tool's description (what the tool does)."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
@@ -107,53 +113,91 @@ class ToolIndex:
             for word, tf in weighted.items():
                 self._postings.setdefault(word, []).append((number, tf))
         self._idf = {w: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self._postings.items()}
+        # per word: the tools whose name (less its server's words: ``git_log`` of server ``git`` is named
+        # "log") or description's first sentence has it, with the share of that part the word is
+        self._covers: tuple[dict[str, list[tuple[int, float]]], ...] = ({}, {})
+        for number, e in enumerate(self.entries):
+            own = tuple(dict.fromkeys(w for w in e.fields[0] if w not in e.fields[1]) or e.fields[0])
+            lead = tuple(dict.fromkeys(e.fields[3]))
+            for covers, words_of in zip(self._covers, (own, lead), strict=True):
+                for word in words_of:
+                    covers.setdefault(word, []).append((number, 1 / len(words_of)))
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def scores(self, query: str) -> list[float]:
-        """The BM25F score of every entry for ``query`` (0 where no word matches): per meaning group of
-        the request, the best of its words (weighted) in the entry; the sum times the share of the
-        request's words the entry meets (coordination: a tool meeting two of three words beats one that
-        meets one word strongly)."""
+        """The BM25F score of every entry for ``query`` (0 where no word matches). Per distinct word of the
+        request: the word itself where the entry has it, plus, for each meaning the word has, the best of
+        that meaning's other words (weighted :data:`~mcp_litellm._chat.search_words.RELATED_WEIGHT`), so a
+        word counts once however many meanings it has, and a word with two meanings ("forget": delete, and
+        memory) counts for both. The sum is scaled by the share of the request's words the entry meets
+        (coordination: a tool meeting two of three words beats one that meets one word strongly) and by how
+        much of the tool's own name and of its description's first sentence the request covers
+        (:data:`NAME_COVERAGE`, :data:`LEAD_COVERAGE`)."""
+        return self._scored(query)[1]
+
+    def _scored(self, query: str) -> tuple[list[float], list[float]]:
+        """:meth:`scores` before the name and description coverage (which :meth:`search`'s floor reads), and
+        after."""
         out = [0.0] * len(self.entries)
         met = [0] * len(self.entries)
-        asked = word_groups(query)
-        for meanings in asked:
-            matched: set[int] = set()
-            for group in meanings:
-                best: dict[int, float] = {}
-                for term, weight in group.items():
-                    idf = self._idf.get(term, 0.0)
-                    for number, tf in self._postings.get(term, ()):
-                        value = weight * idf * tf / (self.K1 + tf)
-                        if value > best.get(number, 0.0):
-                            best[number] = value
-                for number, value in best.items():
-                    out[number] += value
-                matched.update(best)
-            for number in matched:
+        asked = word_meanings(query)
+        said: dict[str, float] = {}  # every word the request brings, with its weight (for name coverage)
+        for word, meanings in asked:
+            per = self._best({word: 1.0})
+            for meaning in meanings:
+                for number, value in self._best(dict.fromkeys(meaning, RELATED_WEIGHT)).items():
+                    per[number] = per.get(number, 0.0) + value
+                said.update((term, RELATED_WEIGHT) for term in meaning if term not in said)
+            said[word] = 1.0
+            for number, value in per.items():
+                out[number] += value
                 met[number] += 1
         if asked:
             out = [score * (met[i] / len(asked)) ** COORDINATION for i, score in enumerate(out)]
-        return out
+        base = list(out)
+        for covers, weight in zip(self._covers, (NAME_COVERAGE, LEAD_COVERAGE), strict=True):
+            covered: dict[int, float] = {}
+            for term, said_weight in said.items():
+                for number, share in covers.get(term, ()):
+                    covered[number] = covered.get(number, 0.0) + said_weight * share
+            for number, share in covered.items():
+                out[number] *= 1 + weight * share
+        return base, out
+
+    def _best(self, group: Mapping[str, float]) -> dict[int, float]:
+        """Per entry, the best BM25F value of any word of ``group`` (word -> weight) it has."""
+        best: dict[int, float] = {}
+        for term, weight in group.items():
+            idf = self._idf.get(term, 0.0)
+            for number, tf in self._postings.get(term, ()):
+                value = weight * idf * tf / (self.K1 + tf)
+                if value > best.get(number, 0.0):
+                    best[number] = value
+        return best
 
     def search(self, query: str, limit: int = 5, floor: float = 0.5, server: str | None = None) -> list[Entry]:
         """The best ``limit`` entries for ``query`` (of ``server`` only, if given), best first (ties: by
         server, then name), leaving out those scoring below ``floor`` times the best score (matches on a
-        stray word only: every tool found costs its definition in the following requests)."""
-        scores = self.scores(query)
+        stray word only: every tool found costs its definition in the following requests; the floor reads the
+        scores before the coverage factors, which order the tools but do not make a match)."""
+        base, scores = self._scored(query)
         if server is not None:
             scores = [s if e.server == server else 0.0 for e, s in zip(self.entries, scores, strict=True)]
-        return rank(self.entries, scores, limit, floor)
+            base = [s if e.server == server else 0.0 for e, s in zip(self.entries, base, strict=True)]
+        return rank(self.entries, scores, limit, floor, base)
 
 
-def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float) -> list[Entry]:
-    """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first."""
-    scored = sorted(((-s, e.server, e.name, e) for e, s in zip(entries, scores, strict=True) if s > 0),
-                    key=lambda item: item[:3])
-    best = -scored[0][0] if scored else 0.0
-    return [item[3] for item in scored[:limit] if -item[0] >= floor * best]
+def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float,
+         floor_scores: Sequence[float] | None = None) -> list[Entry]:
+    """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first;
+    ``floor_scores``, if given, are the scores the floor reads (the order is still ``scores``)."""
+    kept = scores if floor_scores is None else floor_scores
+    best = max(kept, default=0.0)
+    scored = sorted(((-s, e.server, e.name, e) for e, s, k in zip(entries, scores, kept, strict=True)
+                     if s > 0 and k >= floor * best), key=lambda item: item[:3])
+    return [item[3] for item in scored[:limit]]
 
 
 class _Splitter:
