@@ -27,13 +27,14 @@ import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing, suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 
 from mcp_litellm import _llm
-from mcp_litellm._chat.hooks import MessageContext, ToolContext
+from mcp_litellm._chat.hooks import ChatView, Hooks, MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arguments
+from mcp_litellm._chat.offer import Offer
 from mcp_litellm._chat.prompt_cache import mark_breakpoints
 from mcp_litellm._chat.responses_api import check_api, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
@@ -46,9 +47,6 @@ from mcp_litellm._core.user_code import is_async_callable
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
 
-if TYPE_CHECKING:
-    from mcp_litellm._chat.chat import Chat
-
 logger = logging.getLogger("mcp_litellm")
 
 Emit = Callable[[Chunk], None]
@@ -56,6 +54,18 @@ Emit = Callable[[Chunk], None]
 
 _NAME_LIMIT = 30  # how many tool names an "unknown tool" answer lists
 INTERRUPTED = "Tool call was not run: the conversation was interrupted before it ran."
+
+
+class LoopHost(ChatView, Protocol):
+    """What the tool loop needs of the chat it runs (a :class:`Chat` is one): the conversation and settings
+    every hook sees, plus the chat's tools, what it offers the model, its hooks, and the model whose provider
+    rules apply. Typed by what it holds, so that this module need not import ``chat.py``."""
+
+    _tools: ToolBox
+    _offer: Offer
+    _hooks: Hooks
+
+    def _provider_model(self) -> str: ...
 
 
 @dataclass
@@ -70,7 +80,7 @@ class _Turn:
 class ToolLoop:
     """Runs the turns of one :class:`Chat`: its messages, tools, hooks, limits and usage are the chat's."""
 
-    def __init__(self, chat: Chat) -> None:
+    def __init__(self, chat: LoopHost) -> None:
         self.chat = chat
         self.turn_usage = Usage()
         """Tokens and cost of the model requests of the current (or last) turn."""
