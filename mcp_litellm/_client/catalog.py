@@ -22,8 +22,8 @@ from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.pins import PinsMixin
 from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
-from mcp_litellm._client.prompt import PromptsMixin
-from mcp_litellm._client.resource import ResourcesMixin
+from mcp_litellm._client.prompts import PromptsMixin
+from mcp_litellm._client.resources import ResourcesMixin
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
@@ -33,8 +33,7 @@ from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.connection import Connection
-    from mcp_litellm._client.features import ClientFeatures
+    pass
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
@@ -105,23 +104,9 @@ def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) ->
 class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
-    name: str
-    with_prefix: bool
-    max_result_chars: int | None
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
-    _progress_handlers: list[tuple[ProgressHandler, Shape]]
 
-    if TYPE_CHECKING:  # provided by the client core (stubs here would shadow it)
-        _features: ClientFeatures
-        _connection: Connection | None
-        transport_type: str
-        config: Mapping[str, Any]
-        def _require_connection(self) -> Connection: ...
-        async def _connected(self) -> Connection: ...
-        def _timeout(self, timeout: float | None) -> float: ...
-        async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None: ...
-        def _request_meta(self) -> dict[str, Any] | None: ...
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -149,7 +134,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             mcp_name=sdk_tool.name,
             **shown,
             annotations=_with_spec_defaults(sdk_tool.annotations),
-            client=self,  # type: ignore[arg-type]
+            client=self,
             task_support=task_support(sdk_tool),
         )
 
