@@ -1,9 +1,10 @@
 """What a server offers: tools (listing and calling), plus resources, prompts and notifications.
 
-``CatalogMixin`` is part of :class:`mcp_litellm.Client`; it relies on the client core for the
-connection (``_require_connection``), timeouts (``_timeout``) and the approval hook. Resources and
-templates live in ``_resource``, prompts and completion in ``_prompt``, notification handling in
-``_notifications``; this class puts them together.
+``CatalogMixin`` is part of :class:`mcp_litellm.Client`; like every mixin it is a ``ClientCore``
+(``core``), which types the connection (``_connected``), timeouts (``_timeout``) and the approval hook
+that ``Client`` implements. Resources and templates live in ``resources``, prompts and completion in
+``prompts``, tasks in ``tasks``, notification handling in ``notifications``, cached listings in
+``cached_lists``; this class puts them together.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
@@ -31,9 +32,6 @@ from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
@@ -106,7 +104,6 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
 
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
-
 
     # -- tools -----------------------------------------------------------------------------------
 
