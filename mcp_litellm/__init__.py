@@ -10,7 +10,7 @@ from mcp_litellm._client.pins import FilePinStore, PinStore
 from mcp_litellm._client.progress import ProgressUpdate
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
-from mcp_litellm._client.tasks import Task
+from mcp_litellm._client.task import Task
 from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import (

@@ -10,6 +10,7 @@ os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -55,6 +56,42 @@ def start_http_server(args: list[str], port: int, env: dict[str, str] | None = N
         process.wait()
         raise
     return process
+
+
+class UvicornThread:
+    """An ASGI ``app`` served by a real uvicorn on 127.0.0.1 (``port``, or a free one) in a daemon thread.
+
+    ``with UvicornThread(app) as served:`` starts it and waits until it listens (``served.url`` is its base
+    URL), and stops it on leaving; ``start()``/``stop()`` do the same by hand. ``options`` go to
+    ``uvicorn.Config`` (``log_level`` is ``"critical"`` unless given)."""
+
+    def __init__(self, app: Any, port: int | None = None, **options: Any) -> None:
+        import uvicorn
+
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
+                                                    **{"log_level": "critical", **options}))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self, timeout: float = 10.0) -> UvicornThread:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the test server on port {self.port} did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def __enter__(self) -> UvicornThread:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
 
 def stop_process(process: subprocess.Popen[bytes]) -> None:

@@ -18,19 +18,38 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from mcp_litellm._chat.message import Message, ToolCall
+from mcp_litellm._chat.prompt_cache import PromptCache
+from mcp_litellm._chat.responses_api import ChatAPI
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.usage import Usage
 from mcp_litellm._core.user_code import call_user_code
-
-if TYPE_CHECKING:
-    from mcp_litellm._chat.chat import Chat
 
 logger = logging.getLogger("mcp_litellm")
 
 HookEvent = Literal["tool_call", "tool_result", "new_message"]
+
+
+class ChatView(Protocol):
+    """What a hook's context shows of the chat (a :class:`Chat` is one): its conversation, model, settings
+    and usage. Typed by what it holds rather than by the class, so that the modules below ``chat.py`` (the
+    hooks, the tool loop) need not import it."""
+
+    model: str
+    router: Any
+    api: ChatAPI
+    params: dict[str, Any]
+    max_tool_rounds: int
+    tool_timeout: float | None
+    messages: list[dict[str, Any]]
+    last_message: Message | None
+    usage: Usage
+
+    @property
+    def prompt_cache(self) -> PromptCache: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +58,8 @@ class ToolContext:
     ``on_tool_result`` hooks registered with ``context=True``.
 
     Attributes:
-        chat: the :class:`Chat` running the call.
+        chat: the :class:`Chat` running the call (typed as a :class:`ChatView`: its conversation, model,
+            settings and usage).
         call: the :class:`ToolCall` as the model made it.
         tool_name: the name the model called (``call.name``).
         server: the name of the MCP server offering the tool; ``None`` for a local Python function, a
@@ -50,7 +70,7 @@ class ToolContext:
             reported once it ran (or was denied), its ``server`` the server's label.
     """
 
-    chat: Chat = field(repr=False)
+    chat: ChatView = field(repr=False)
     call: ToolCall
     tool_name: str
     server: str | None = None
@@ -64,12 +84,13 @@ class MessageContext:
     ``context=True``.
 
     Attributes:
-        chat: the :class:`Chat` the message was added to (it is ``chat.last_message`` by then).
+        chat: the :class:`Chat` the message was added to (it is ``chat.last_message`` by then; typed as a
+            :class:`ChatView`).
         round: how many rounds of tool calls this turn had run before the model wrote it (``0`` for
             the first answer to a question).
     """
 
-    chat: Chat = field(repr=False)
+    chat: ChatView = field(repr=False)
     round: int = 0
 
 

@@ -27,13 +27,14 @@ import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing, suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.hosted_mcp import HostedStep
+from mcp_litellm._chat.loop_host import LoopHost
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arguments
 from mcp_litellm._chat.prompt_cache import mark_breakpoints
 from mcp_litellm._chat.responses_api import check_api, request_model
@@ -46,9 +47,6 @@ from mcp_litellm._core.user_code import is_async_callable
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
-
-if TYPE_CHECKING:
-    from mcp_litellm._chat.chat import Chat
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -71,7 +69,7 @@ class _Turn:
 class ToolLoop:
     """Runs the turns of one :class:`Chat`: its messages, tools, hooks, limits and usage are the chat's."""
 
-    def __init__(self, chat: Chat) -> None:
+    def __init__(self, chat: LoopHost) -> None:
         self.chat = chat
         self.turn_usage = Usage()
         """Tokens and cost of the model requests of the current (or last) turn."""

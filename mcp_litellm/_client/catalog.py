@@ -1,9 +1,10 @@
 """What a server offers: tools (listing and calling), plus resources, prompts and notifications.
 
-``CatalogMixin`` is part of :class:`mcp_litellm.Client`; it relies on the client core for the
-connection (``_require_connection``), timeouts (``_timeout``) and the approval hook. Resources and
-templates live in ``_resource``, prompts and completion in ``_prompt``, notification handling in
-``_notifications``; this class puts them together.
+``CatalogMixin`` is part of :class:`mcp_litellm.Client`; like every mixin it is a ``ClientCore``
+(``core``), which types the connection (``_connected``), timeouts (``_timeout``) and the approval hook
+that ``Client`` implements. Resources and templates live in ``resources``, prompts and completion in
+``prompts``, tasks in ``tasks``, notification handling in ``notifications``, cached listings in
+``cached_lists``; this class puts them together.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
@@ -22,8 +23,8 @@ from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.pins import PinsMixin
 from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
-from mcp_litellm._client.prompt import PromptsMixin
-from mcp_litellm._client.resource import ResourcesMixin
+from mcp_litellm._client.prompts import PromptsMixin
+from mcp_litellm._client.resources import ResourcesMixin
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
@@ -31,10 +32,6 @@ from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
-
-if TYPE_CHECKING:
-    from mcp_litellm._client.connection import Connection
-    from mcp_litellm._client.features import ClientFeatures
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
@@ -105,23 +102,8 @@ def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) ->
 class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
-    name: str
-    with_prefix: bool
-    max_result_chars: int | None
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
-    _progress_handlers: list[tuple[ProgressHandler, Shape]]
-
-    if TYPE_CHECKING:  # provided by the client core (stubs here would shadow it)
-        _features: ClientFeatures
-        _connection: Connection | None
-        transport_type: str
-        config: Mapping[str, Any]
-        def _require_connection(self) -> Connection: ...
-        async def _connected(self) -> Connection: ...
-        def _timeout(self, timeout: float | None) -> float: ...
-        async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None: ...
-        def _request_meta(self) -> dict[str, Any] | None: ...
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -149,7 +131,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             mcp_name=sdk_tool.name,
             **shown,
             annotations=_with_spec_defaults(sdk_tool.annotations),
-            client=self,  # type: ignore[arg-type]
+            client=self,
             task_support=task_support(sdk_tool),
         )
 

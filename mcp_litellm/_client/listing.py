@@ -18,12 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from mcp_litellm._core.errors import NotFoundError, UnsupportedFeature
-
 if TYPE_CHECKING:
     from mcp_types import ReadResourceResult
 
-    from mcp_litellm._client.connection import Connection
     from mcp_litellm._client.prompt import Prompt
     from mcp_litellm._client.resource import Resource, ResourceTemplate
     from mcp_litellm._client.tool import Tool
@@ -31,7 +28,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
 
-_CAPABILITIES = {"tools": "tools", "resources": "resources", "resource_templates": "resources", "prompts": "prompts"}
+CAPABILITIES = {"tools": "tools", "resources": "resources", "resource_templates": "resources", "prompts": "prompts"}
 """The server capability each listed kind needs."""
 
 MAX_PAGES = 1000
@@ -78,14 +75,14 @@ class CatalogCache:
 
     def listing(self, kind: str) -> Listing[Any]:
         """The listing of ``kind`` (``"tools"``, ``"resources"``, ``"resource_templates"``, ``"prompts"``)."""
-        if kind not in _CAPABILITIES:
+        if kind not in CAPABILITIES:
             raise KeyError(kind)
         listing: Listing[Any] = getattr(self, kind)
         return listing
 
     def drop(self, kind: str | None = None) -> None:
         """Drop the listing of ``kind``, or (``None``) everything."""
-        for name in (_CAPABILITIES if kind is None else (kind,)):
+        for name in (CAPABILITIES if kind is None else (kind,)):
             self.listing(name).drop()
         if kind is None:
             for uri in list(self.contents) + list(self.content_generations):
@@ -113,75 +110,3 @@ async def paginate(fetch: Callable[[str | None], Awaitable[Any]], items: str, *,
         seen.add(cursor)
     logger.warning("server %r returned more than %d pages of %s; stopping", server, MAX_PAGES, items)
     return collected
-
-
-class ListingMixin:
-    """Cached, paginated list calls; part of :class:`mcp_litellm.Client` (via ``CatalogMixin``)."""
-
-    name: str
-    _catalog_cache: CatalogCache
-
-    if TYPE_CHECKING:  # provided by the client core
-        def _require_connection(self) -> Connection: ...
-        async def _connected(self) -> Connection: ...
-        def _timeout(self, timeout: float | None) -> float: ...
-
-    def _invalidate(self, kind: str | None = None) -> None:
-        """Drop the cached listing of ``kind``, or (``None``) everything the client cached."""
-        self._catalog_cache.drop(kind)
-
-    def _require_capability(self, connection: Connection, capability: str, what: str) -> None:
-        """``UnsupportedFeature`` unless the server advertised ``capability`` (``"tools"``, ``"prompts"``...)."""
-        if getattr(connection.client.server_capabilities, capability, None) is None:
-            raise UnsupportedFeature(
-                f"server {self.name!r} does not offer {what}: it did not advertise the {capability!r} capability; "
-                "check the server (or use a ClientGroup, whose listings skip servers without it)")
-
-    async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
-                           convert: Callable[[Any], T], refresh: bool | None,
-                           finish: Callable[[list[T]], list[T]] | None = None) -> list[T]:
-        """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed.
-
-        ``refresh``: ``True`` fetches anew; ``False`` uses the cached list while the server's ``ttlMs``
-        allows; ``None`` (a lookup by name) uses any cached list. ``finish`` post-processes the whole
-        converted list before it is cached.
-        """
-        listing = self._catalog_cache.listing(kind)
-        cached = listing.items
-        if cached is not None and (refresh is None or (refresh is False and listing.fresh())):
-            return list(cached)
-        connection = await self._connected()
-        self._require_capability(connection, _CAPABILITIES[kind], kind.replace("_", " "))
-        timeout = self._timeout(None)
-        generation = listing.generation
-
-        ttls: list[int] = []
-
-        async def fetch(cursor: str | None) -> Any:
-            page = await connection.request(method, lambda c: call(c, cursor), timeout)
-            if "ttl_ms" in getattr(page, "model_fields_set", ()):  # said by the server (2026-07-28)
-                ttls.append(int(page.ttl_ms))
-            return page
-
-        converted = [convert(item) for item in await paginate(fetch, items, server=self.name)]
-        if finish is not None:
-            converted = finish(converted)
-        listing.store(converted, generation, ttls)
-        return list(converted)
-
-    async def _find(self, label: str, name: str, refresh: bool,
-                    listing: Callable[[bool | None], Awaitable[list[Any]]],
-                    keys: Callable[[Any], tuple[str, ...]] = lambda item: (item.name,)) -> Any:
-        """The item of ``listing`` whose keys include ``name``; re-lists once before ``NotFoundError``."""
-        items = await listing(True if refresh else None)
-        for item in items:  # the common case first: the item's own (first) key
-            if keys(item)[0] == name:
-                return item
-        for position in range(1, max((len(keys(i)) for i in items), default=0)):
-            for item in items:
-                item_keys = keys(item)
-                if position < len(item_keys) and item_keys[position] == name:
-                    return item
-        if not refresh:  # the list may be stale: look once more before giving up
-            return await self._find(label, name, True, listing, keys)
-        raise NotFoundError(label, name, [keys(i)[0] for i in items], server=self.name)

@@ -16,26 +16,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
+from mcp_litellm._client.cached_lists import ListingMixin
 from mcp_litellm._client.connection import legacy_call
-from mcp_litellm._client.listing import ListingMixin
 from mcp_litellm._client.loop import run_async
-from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, Shape, handler_shape
+from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
 
+if sys.version_info >= (3, 11):
+    from typing import Self
+else:
+    from typing_extensions import Self
+
 if TYPE_CHECKING:
-    from mcp_litellm._client.client import Client
-    from mcp_litellm._client.connection import Connection, SessionOptions
-    from mcp_litellm._client.features import ClientFeatures
+    from mcp_litellm._client.connection import SessionOptions
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -71,10 +75,6 @@ def _level_for_logger() -> str | None:
 
 class NotificationsMixin(ListingMixin):
     """Handler registration and the session-side plumbing that feeds the handlers."""
-
-    _connection: Connection | None
-    _features: ClientFeatures
-    _progress_handlers: list[tuple[ProgressHandler, Shape]]
 
     # -- hooks of the client core --------------------------------------------------------------------
 
@@ -215,22 +215,22 @@ class NotificationsMixin(ListingMixin):
             self._log_level_pending = False
             await self._apply_log_level(quiet=True)
 
-    def _record_log_handler(self, fn: LogHandler, level: str) -> Client:
+    def _record_log_handler(self, fn: LogHandler, level: str) -> Self:
         if not callable(fn):
             raise ConfigError(f"on_logging needs a callable, got {type(fn).__name__}")
         if level not in LOG_LEVELS:
             raise ConfigError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self._log_handlers.append((fn, LOG_LEVELS.index(level)))
         self._log_level_pending = True
-        return self  # type: ignore[return-value]
+        return self
 
-    async def _add_log_handler(self, fn: LogHandler, level: str) -> Client:
+    async def _add_log_handler(self, fn: LogHandler, level: str) -> Self:
         self._record_log_handler(fn, level)
         self._log_level_pending = False
         await self._apply_log_level()
-        return self  # type: ignore[return-value]
+        return self
 
-    def on_logging(self, fn: LogHandler, level: str = "info") -> Client:
+    def on_logging(self, fn: LogHandler, level: str = "info") -> Self:
         """Call ``fn(level, logger, data)`` for each server log message at ``level`` or above.
 
         Sets the server's level (``logging/setLevel``) on 2025-era connections that offer it, before the
@@ -241,7 +241,7 @@ class NotificationsMixin(ListingMixin):
         """
         return self._record_log_handler(fn, level)
 
-    async def aon_logging(self, fn: LogHandler, level: str = "info") -> Client:
+    async def aon_logging(self, fn: LogHandler, level: str = "info") -> Self:
         """Async twin of :meth:`on_logging` that sets the server's level at once (its errors raise)."""
         return await run_async(self._add_log_handler(fn, level))
 
@@ -254,44 +254,44 @@ class NotificationsMixin(ListingMixin):
         self._log_level_pending = bool(kept)
         return bool(kept)
 
-    async def _remove_log_handler(self, fn: LogHandler) -> Client:
+    async def _remove_log_handler(self, fn: LogHandler) -> Self:
         if self._drop_log_handler(fn):
             self._log_level_pending = False
             await self._apply_log_level(quiet=True)
-        return self  # type: ignore[return-value]
+        return self
 
-    def off_logging(self, fn: LogHandler) -> Client:
+    def off_logging(self, fn: LogHandler) -> Self:
         """Stop calling ``fn`` for server log messages (undoes :meth:`on_logging`; unknown ``fn``: no-op).
 
         The server's level follows the remaining handlers from the next request on (no I/O here).
         Returns the client.
         """
         self._drop_log_handler(fn)
-        return self  # type: ignore[return-value]
+        return self
 
-    async def aoff_logging(self, fn: LogHandler) -> Client:
+    async def aoff_logging(self, fn: LogHandler) -> Self:
         """Async twin of :meth:`off_logging` that sets the server's level at once."""
         return await run_async(self._remove_log_handler(fn))
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
 
-    def _register(self, handlers: list[Any], fn: Any, what: str) -> Client:
+    def _register(self, handlers: list[Any], fn: Any, what: str) -> Self:
         if not callable(fn):
             raise ConfigError(f"{what} needs a callable, got {type(fn).__name__}")
         handlers.append(fn)
-        return self  # type: ignore[return-value]
+        return self
 
-    def _unregister(self, handlers: list[Any], fn: Any) -> Client:
+    def _unregister(self, handlers: list[Any], fn: Any) -> Self:
         handlers[:] = [handler for handler in handlers if handler != fn]  # a copy: no race with a running dispatch
-        return self  # type: ignore[return-value]
+        return self
 
     @overload
-    def on_progress(self, fn: Callable[[float, float | None, str | None, str], HookResult]) -> Client: ...
+    def on_progress(self, fn: Callable[[float, float | None, str | None, str], HookResult]) -> Self: ...
     @overload
-    def on_progress(self, fn: Callable[[float, float | None, str | None], HookResult]) -> Client: ...
+    def on_progress(self, fn: Callable[[float, float | None, str | None], HookResult]) -> Self: ...
     @overload
-    def on_progress(self, fn: Callable[[ProgressUpdate], HookResult]) -> Client: ...
-    def on_progress(self, fn: ProgressHandler) -> Client:
+    def on_progress(self, fn: Callable[[ProgressUpdate], HookResult]) -> Self: ...
+    def on_progress(self, fn: ProgressHandler) -> Self:
         """Call ``fn(update)`` with a :class:`~mcp_litellm.ProgressUpdate` for progress of every tool call
         (sync or async); ``update.tool`` and ``update.server`` say whose call reports.
 
@@ -301,9 +301,9 @@ class NotificationsMixin(ListingMixin):
         if not callable(fn):
             raise ConfigError(f"on_progress needs a callable, got {type(fn).__name__}")
         self._progress_handlers.append((fn, handler_shape(fn, with_tool_name=True)))
-        return self  # type: ignore[return-value]
+        return self
 
-    def on_list_changed(self, fn: EventHandler) -> Client:
+    def on_list_changed(self, fn: EventHandler) -> Self:
         """Call ``fn(kind)`` when the server's ``"tools"``, ``"resources"`` or ``"prompts"`` list changed.
 
         The cached list is already dropped when ``fn`` runs, so listing again fetches the new one.
@@ -311,20 +311,20 @@ class NotificationsMixin(ListingMixin):
         """
         return self._register(self._list_changed_handlers, fn, "on_list_changed")
 
-    def on_resource_updated(self, fn: EventHandler) -> Client:
+    def on_resource_updated(self, fn: EventHandler) -> Self:
         """Call ``fn(uri)`` when a subscribed resource changed (see ``Resource.subscribe``). Returns the client."""
         return self._register(self._resource_updated_handlers, fn, "on_resource_updated")
 
-    def off_progress(self, fn: ProgressHandler) -> Client:
+    def off_progress(self, fn: ProgressHandler) -> Self:
         """Stop calling ``fn`` (undoes :meth:`on_progress`; an unknown ``fn`` is a no-op). Returns the client."""
         self._progress_handlers[:] = [entry for entry in self._progress_handlers if entry[0] != fn]
-        return self  # type: ignore[return-value]
+        return self
 
-    def off_list_changed(self, fn: EventHandler) -> Client:
+    def off_list_changed(self, fn: EventHandler) -> Self:
         """Stop calling ``fn`` (undoes :meth:`on_list_changed`; an unknown ``fn`` is a no-op). Returns the client."""
         return self._unregister(self._list_changed_handlers, fn)
 
-    def off_resource_updated(self, fn: EventHandler) -> Client:
+    def off_resource_updated(self, fn: EventHandler) -> Self:
         """Stop calling ``fn`` (undoes :meth:`on_resource_updated`; an unknown ``fn`` is a no-op).
 
         Returns the client.

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from mcp_litellm._client.core import ClientCore
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.redis_pins import REDIS_SCHEMES, RedisPinStore
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ToolChangedError
@@ -279,18 +280,13 @@ class ToolPins:
         return sorted(chosen)
 
 
-class PinsMixin:
+class PinsMixin(ClientCore):
     """``pin_tools`` and the listing hooks of a client with ``tool_pins``; part of :class:`mcp_litellm.Client`
     (via ``CatalogMixin``)."""
 
-    name: str
-    with_prefix: bool
     _tool_pins: ToolPins | None = None
     _pins_seen: dict[str, dict[str, Any]] | None = None
 
-    if TYPE_CHECKING:  # provided by the catalog
-        async def _list_tools(self, refresh: bool | None) -> list[Tool]: ...
-        def _invalidate(self, kind: str | None = None) -> None: ...
 
     def _use_tool_pins(self, tool_pins: Any) -> None:
         """Set the pin store (a path, a :class:`PinStore` or ``None``)."""

@@ -62,7 +62,8 @@ _OPTION_ALIASES = {
     "tool_pins": "tool_pins", "toolPins": "tool_pins",
     "max_message_size": "max_message_size", "maxMessageSize": "max_message_size",
 }
-_FILE_OPTIONS = ("max_message_size", "maxMessageSize")
+_FILE_DEFAULTS = {"tool_pins": ("tool_pins", "toolPins"), "max_message_size": ("max_message_size", "maxMessageSize")}
+"""The options a config file may give once at the top level, for every server without its own: its keys."""
 """Top-level keys beside ``mcpServers`` that set a default for every server of the file."""
 _MIN_MESSAGE_SIZE = 1024
 _URL_ALIASES = ("httpUrl", "serverUrl")
@@ -234,7 +235,7 @@ def load_config(
         raise ConfigError(f"{source}: {present[0]!r} must map server names to their settings, "
                           f"got {type(servers).__name__}")
     proxy_file = present[0] == "mcp_servers" and is_proxy_config(data)
-    file_defaults = _file_options(source, data)
+    file_defaults = _file_defaults(source, data)
     result: dict[str, ServerConfig] = {}
     for name, entry in servers.items():
         if isinstance(name, bool):
@@ -248,10 +249,6 @@ def load_config(
             if entry is None:
                 continue
         result[name] = _server(source, name, entry, env, file_defaults)
-    pins = _file_pins(source, data)
-    if pins is not None:  # for every server without a tool_pins of its own
-        for server_config in result.values():
-            server_config.options.setdefault("tool_pins", pins)
     return result
 
 
@@ -265,28 +262,25 @@ def _pins_path(source: str, path: str) -> str:
     return str(Path(source).parent / expanded)
 
 
-def _file_pins(source: str, data: Mapping[str, Any]) -> str | None:
-    """The file-wide ``tool_pins`` (or ``toolPins``) path, checked."""
-    given = [key for key in ("tool_pins", "toolPins") if key in data]
-    if not given:
-        return None
-    value = data[given[0]]
-    if len(given) > 1 or not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{source}: the top-level {given[0]!r} must be one file path (a string)")
-    return _pins_path(source, value)
-
-
-def _file_options(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The file-wide defaults given beside the servers (today ``max_message_size``), checked."""
-    given = [key for key in _FILE_OPTIONS if key in data]
-    if not given:
-        return {}
-    if len(given) > 1:
-        raise ConfigError(f"{source}: give max_message_size once at the top level (also given as {given[0]!r})")
-    size = data[given[0]]
-    if not _is_message_size(size):
-        raise ConfigError(f"{source}: top-level {given[0]!r} must be {_MESSAGE_SIZE_WHAT}, got {_shown(size)}")
-    return {"max_message_size": size}
+def _file_defaults(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The file-wide defaults given beside the servers (``tool_pins``, ``max_message_size``), checked; each
+    applies to every server without its own (see ``_build``)."""
+    defaults: dict[str, Any] = {}
+    for option, keys in _FILE_DEFAULTS.items():
+        given = [key for key in keys if key in data]
+        if not given:
+            continue
+        if len(given) > 1:
+            raise ConfigError(f"{source}: give {option} once at the top level (also given as {given[0]!r})")
+        value = data[given[0]]
+        if option == "tool_pins":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{source}: the top-level {given[0]!r} must be one file path (a string)")
+            value = _pins_path(source, value)
+        elif not _is_message_size(value):
+            raise ConfigError(f"{source}: top-level {given[0]!r} must be {_MESSAGE_SIZE_WHAT}, got {_shown(value)}")
+        defaults[option] = value
+    return defaults
 
 
 def _read_file(path: Path) -> Any:
@@ -571,10 +565,10 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     if pins is not None:
         extra["tool_pins"] = _pins_path(reader.source, pins)
     message_size = get("max_message_size", _is_message_size, _MESSAGE_SIZE_WHAT)
-    if message_size is None:
-        message_size = file_defaults.get("max_message_size")
     if message_size is not None:
         extra["max_message_size"] = message_size
+    for option, value in file_defaults.items():  # the file's top-level defaults, for what the server leaves out
+        extra.setdefault(option, value)
     return ServerConfig(
         name=reader.name,
         transport_type=transport,

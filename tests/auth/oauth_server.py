@@ -21,15 +21,12 @@ import base64
 import contextvars
 import json
 import secrets
-import socket
-import threading
 import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
-import uvicorn
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
     AccessToken,
@@ -46,19 +43,14 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 from starlette.routing import Mount
 
+from tests.conftest import UvicornThread, free_port
+
 CC_CLIENT = ("machine-client", "machine-secret-0123456789")
 """The pre-registered client for the client_credentials grant: (client_id, client_secret)."""
 APP_CLIENT = ("app-client", "app-secret-0123456789abcdef")
 """A pre-registered confidential client for the authorization-code grant: (client_id, client_secret)."""
 APP_REDIRECT = "http://127.0.0.1:8976/callback"
 """The redirect URI registered for ``APP_CLIENT``."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 _login: contextvars.ContextVar[str | None] = contextvars.ContextVar("test_oauth_login", default=None)
@@ -364,26 +356,14 @@ class OAuthServer:
             paths = ("/authorize", "/token", "/register")
             endpoints = [r for r in app.router.routes if getattr(r, "path", "") in paths]
             app.router.routes.append(Mount("/oauth", routes=endpoints))
-        config = uvicorn.Config(_TokenFront(app, self), host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan="on")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        asyncio.run(self._server.serve())
+        self._served = UvicornThread(_TokenFront(app, self), self.port, log_level="warning", lifespan="on")
 
     def start(self) -> OAuthServer:
-        self._thread.start()
-        deadline = time.monotonic() + 20
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the OAuth test server did not start")
-            time.sleep(0.02)
+        self._served.start(timeout=20)
         return self
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
+        self._served.stop()
 
     def grants(self) -> list[str]:
         return list(self.provider.log)

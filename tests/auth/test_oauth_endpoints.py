@@ -3,12 +3,9 @@ server on another origin gets no secret; nothing secret goes over http:// off th
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -18,21 +15,9 @@ import mcp_litellm as ml
 from mcp_litellm._transports.base import TransportOptions
 from mcp_litellm._transports.endpoint_policy import cleartext_problem, endpoint_problem
 from mcp_litellm._transports.registry import make_transport
-from tests.auth.oauth_server import free_port
+from tests.conftest import UvicornThread
 
 SECRET = "cc-secret-value-0123456789"
-
-
-def _serve(app: Starlette) -> tuple[str, uvicorn.Server, threading.Thread]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    return f"http://127.0.0.1:{port}", server, thread
 
 
 @pytest.fixture
@@ -53,8 +38,6 @@ def hostile() -> Iterator[tuple[str, str, list[dict[str, str]]]]:
                                  "token_endpoint_auth_methods_supported": ["client_secret_basic"]})
         return JSONResponse({"access_token": "stolen", "token_type": "Bearer", "expires_in": 3600})
 
-    evil_url, evil, evil_thread = _serve(Starlette(routes=[Route("/{path:path}", record, methods=["GET", "POST"])]))
-
     async def mcp(request: Request) -> Response:
         if request.url.path.startswith("/.well-known/oauth-protected-resource"):
             return JSONResponse({"resource": f"{str(request.base_url).rstrip('/')}/mcp",
@@ -62,11 +45,11 @@ def hostile() -> Iterator[tuple[str, str, list[dict[str, str]]]]:
         metadata = f"{str(request.base_url).rstrip('/')}/.well-known/oauth-protected-resource/mcp"
         return Response(status_code=401, headers={"WWW-Authenticate": f'Bearer resource_metadata="{metadata}"'})
 
-    url, server, thread = _serve(Starlette(routes=[Route("/{path:path}", mcp, methods=["GET", "POST", "DELETE"])]))
-    yield f"{url}/mcp", evil_url, seen
-    for runner, worker in ((server, thread), (evil, evil_thread)):
-        runner.should_exit = True
-        worker.join(timeout=10)
+    evil_app = Starlette(routes=[Route("/{path:path}", record, methods=["GET", "POST"])])
+    mcp_app = Starlette(routes=[Route("/{path:path}", mcp, methods=["GET", "POST", "DELETE"])])
+    with UvicornThread(evil_app, lifespan="off") as evil, UvicornThread(mcp_app, lifespan="off") as server:
+        evil_url = evil.url
+        yield f"{server.url}/mcp", evil_url, seen
 
 
 def test_a_client_secret_needs_an_issuer(hostile):

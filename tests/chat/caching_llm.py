@@ -45,16 +45,44 @@ def anthropic_blocks(body: dict[str, Any]) -> list[tuple[str, bool]]:
     return blocks
 
 
-class AnthropicCache:
+Answer = Callable[[dict[str, Any]], dict[str, Any]]
+"""A scripted answer: the request's body in, the reply's fields out."""
+
+
+class _CachingEndpoint:
+    """A respx side effect: records each request's body, counts its usage (``account``) and answers with the
+    next scripted answer (or ``default``); ``response`` shapes the provider's reply."""
+
+    def __init__(self, answers: list[Answer] | None = None) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.usage: list[dict[str, Any]] = []
+        self.answers = answers or []
+
+    def account(self, body: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def default(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def response(self, body: dict[str, Any], reply: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        self.requests.append(body)
+        usage = self.account(body)
+        reply = self.answers.pop(0)(body) if self.answers else self.default()
+        return httpx.Response(200, json=self.response(body, reply, usage))
+
+
+class AnthropicCache(_CachingEndpoint):
     """Answers Messages API requests from a script, reporting cache reads and writes as Anthropic does."""
 
-    def __init__(self, answers: list[Callable[[dict[str, Any]], dict[str, Any]]] | None = None) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.usage: list[dict[str, int]] = []
-        self.answers = answers or []
+    def __init__(self, answers: list[Answer] | None = None) -> None:
+        super().__init__(answers)
         self._written: set[str] = set()
 
-    def account(self, body: dict[str, Any]) -> dict[str, int]:
+    def account(self, body: dict[str, Any]) -> dict[str, Any]:
         blocks = anthropic_blocks(body)
         digest = hashlib.sha256()
         sizes, marks, total = [], [], 0
@@ -72,24 +100,19 @@ class AnthropicCache:
         self.usage.append(usage)
         return usage
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        body = json.loads(request.content)
-        self.requests.append(body)
-        usage = self.account(body)
-        reply = self.answers.pop(0)(body) if self.answers else {"content": [{"type": "text", "text": "done"}],
-                                                                   "stop_reason": "end_turn"}
-        return httpx.Response(200, json={"id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant",
-                                         "model": body.get("model", "claude"), "stop_sequence": None,
-                                         **reply, "usage": usage})
+    def default(self) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "done"}], "stop_reason": "end_turn"}
+
+    def response(self, body: dict[str, Any], reply: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+        return {"id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant",
+                "model": body.get("model", "claude"), "stop_sequence": None, **reply, "usage": usage}
 
 
-class OpenAICache:
+class OpenAICache(_CachingEndpoint):
     """Answers Chat Completions requests, reporting ``cached_tokens`` for the longest prefix seen before."""
 
-    def __init__(self, answers: list[Callable[[dict[str, Any]], dict[str, Any]]] | None = None) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.usage: list[dict[str, Any]] = []
-        self.answers = answers or []
+    def __init__(self, answers: list[Answer] | None = None) -> None:
+        super().__init__(answers)
         self._seen: list[list[str]] = []
 
     def account(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -110,23 +133,21 @@ class OpenAICache:
         self.usage.append(usage)
         return usage
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        body = json.loads(request.content)
-        self.requests.append(body)
-        usage = self.account(body)
-        message = self.answers.pop(0)(body) if self.answers else {"role": "assistant", "content": "done"}
-        finish = "tool_calls" if message.get("tool_calls") else "stop"
-        return httpx.Response(200, json={"id": "chatcmpl-1", "object": "chat.completion", "created": 1,
-                                         "model": body.get("model", "gpt"), "usage": usage,
-                                         "choices": [{"index": 0, "message": message, "finish_reason": finish}]})
+    def default(self) -> dict[str, Any]:
+        return {"role": "assistant", "content": "done"}
+
+    def response(self, body: dict[str, Any], reply: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+        finish = "tool_calls" if reply.get("tool_calls") else "stop"
+        return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": body.get("model", "gpt"),
+                "usage": usage, "choices": [{"index": 0, "message": reply, "finish_reason": finish}]}
 
 
-def anthropic_tool_use(name: str, arguments: dict[str, Any], call_id: str = "toolu_1") -> Callable[..., Any]:
+def anthropic_tool_use(name: str, arguments: dict[str, Any], call_id: str = "toolu_1") -> Answer:
     """A scripted answer calling one tool."""
     return lambda body: {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}],
                          "stop_reason": "tool_use"}
 
 
-def anthropic_text(text: str) -> Callable[..., Any]:
+def anthropic_text(text: str) -> Answer:
     """A scripted answer in text."""
     return lambda body: {"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}

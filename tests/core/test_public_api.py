@@ -60,7 +60,14 @@ def test_type_hints_of_public_dataclasses_still_resolve():
         hints = typing.get_type_hints(cls)
         assert hints, cls
     assert typing.get_type_hints(ml.Usage)["prompt_tokens"] is int
-    assert typing.get_type_hints(ml.ToolContext)["chat"] is ml.Chat
+    # the contexts' chat is typed by what it holds (so that the hooks need not import chat.py); a Chat is one
+    from mcp_litellm._chat.hooks import ChatView
+
+    assert typing.get_type_hints(ml.ToolContext)["chat"] is ChatView
+    assert typing.get_type_hints(ml.MessageContext)["chat"] is ChatView
+    chat = ml.Chat("gpt-4o-mini")
+    assert all(hasattr(chat, name) for name in typing.get_type_hints(ChatView)), typing.get_type_hints(ChatView)
+    assert hasattr(chat, "prompt_cache")
 
 
 def _formatted(error: BaseException) -> str:

@@ -4,69 +4,27 @@ sampling really goes through LiteLLM, and a clean ``ml.config`` for every test."
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import respx
-from httpx import Response
 
 import mcp_litellm as ml
-from tests.scripted_llm.respx_mock import litellm_respx
+from tests.scripted_llm.openai import completion
+from tests.scripted_llm.respx_mock import API_BASE, MODEL, QueuedLLM, litellm_respx
 
-API_BASE = "http://llm.test/v1"
-MODEL = "openai/gpt-4o-mini"
+__all__ = ["API_BASE", "LLM", "MODEL", "FakeLLM", "completion", "llm", "protocol", "refusal", "result_json",
+           "sampling"]
+
 LLM = {"api_base": API_BASE, "api_key": "sk-test-secret-value"}
-
-
-def completion(text: str | None = "Hello from the model", *, finish_reason: str = "stop",
-               tool_calls: list[dict[str, Any]] | None = None, model: str = "gpt-4o-mini-2024-07-18") -> dict[str, Any]:
-    """An OpenAI chat completion body."""
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if tool_calls:
-        message["tool_calls"] = [
-            {"id": c.get("id", f"call_{i}"), "type": "function",
-             "function": {"name": c["name"], "arguments": c["arguments"] if isinstance(c["arguments"], str)
-                          else json.dumps(c["arguments"])}}
-            for i, c in enumerate(tool_calls)]
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
-
-
-class FakeLLM:
-    """Answers ``POST {API_BASE}/chat/completions`` with queued bodies and records every request body."""
-
-    def __init__(self, router: respx.MockRouter) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.replies: list[tuple[int, dict[str, Any]]] = []
-        self.default: tuple[int, dict[str, Any]] = (200, completion())
-        self._lock = threading.Lock()
-        router.post(f"{API_BASE}/chat/completions").mock(side_effect=self._answer)
-
-    def reply(self, body: dict[str, Any], status: int = 200) -> FakeLLM:
-        """Queue one reply (used in order; then the default)."""
-        self.replies.append((status, body))
-        return self
-
-    def _answer(self, request: Any) -> Response:
-        with self._lock:
-            self.requests.append(json.loads(request.content))
-            status, body = self.replies.pop(0) if self.replies else self.default
-        return Response(status, json=body)
-
-    @property
-    def last(self) -> dict[str, Any]:
-        assert self.requests, "the LLM was never called"
-        return self.requests[-1]
+FakeLLM = QueuedLLM
 
 
 @pytest.fixture
-def llm() -> Iterator[FakeLLM]:
+def llm() -> Iterator[QueuedLLM]:
     """The fake LLM; also makes LiteLLM's async calls visible to respx."""
     with litellm_respx() as router:
-        yield FakeLLM(router)
+        yield QueuedLLM(router)
 
 
 @pytest.fixture(autouse=True)

@@ -12,17 +12,14 @@ import base64
 import json
 import logging
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 import yaml
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, free_port
+from tests.conftest import FIXTURE_SERVER, UvicornThread
 from tests.servers.fixture_server import build_server
 
 TOKEN = "tok-s3cr3t-123"
@@ -44,19 +41,8 @@ class HeaderRecorder:
 @pytest.fixture(scope="module")
 def recorded_server() -> Iterator[tuple[str, HeaderRecorder]]:
     recorder = HeaderRecorder(build_server().streamable_http_app())
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(recorder, host="127.0.0.1", port=port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "test server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp", recorder
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with UvicornThread(recorder) as server:
+        yield f"{server.url}/mcp", recorder
 
 
 def proxy_config(url: str) -> dict[str, Any]:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from mcp.server.lowlevel.server import Server
 from mcp_types import ListToolsResult, Tool
 from starlette.applications import Starlette
@@ -17,7 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import mcp_litellm as ml
-from tests.conftest import free_port
+from tests.conftest import UvicornThread
 from tests.reliability.test_process_faults import bad_server
 
 
@@ -133,17 +131,8 @@ async def answer_with_status(request: Request) -> JSONResponse:
 def status_server() -> Iterator[str]:
     """A plain HTTP app on 127.0.0.1 that answers every request to /<status>/mcp with that status."""
     app = Starlette(routes=[Route("/{status:int}/mcp", answer_with_status, methods=["GET", "POST", "DELETE"])])
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "status server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with UvicornThread(app, lifespan="off") as server:
+        yield server.url
 
 
 @pytest.mark.parametrize("status", [401, 404, 500])

@@ -20,10 +20,9 @@ from typing import Any
 
 import anyio
 import pytest
-import uvicorn
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, free_port, start_http_server, stop_process
+from tests.conftest import FIXTURE_SERVER, UvicornThread, free_port, start_http_server, stop_process
 from tests.servers.fixture_server import build_server
 
 Scope = dict[str, Any]
@@ -200,21 +199,8 @@ def serve(transport: str) -> Iterator[tuple[str, FaultyHTTP]]:
     server = build_server()
     app = server.streamable_http_app() if transport == "streamable" else server.sse_app()
     faulty = FaultyHTTP(app)
-    port = free_port()
-    config = uvicorn.Config(faulty, host="127.0.0.1", port=port, log_level="critical",
-                            timeout_graceful_shutdown=1)
-    runner = uvicorn.Server(config)
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not runner.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "test server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}{'/mcp' if transport == 'streamable' else '/sse'}", faulty
-    finally:
-        runner.should_exit = True
-        thread.join(timeout=10)
+    with UvicornThread(faulty, timeout_graceful_shutdown=1) as server:
+        yield f"{server.url}{'/mcp' if transport == 'streamable' else '/sse'}", faulty
 
 
 @pytest.fixture

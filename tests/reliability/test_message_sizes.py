@@ -10,7 +10,6 @@ sends gzip bombs and 100,000-deep results. Before the fix, anything over 1 MiB o
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
 from mcp_litellm._transports.framing import EventFramer, Oversized
 from mcp_litellm._transports.messages import oversized_id
-from tests.conftest import free_port
+from tests.conftest import UvicornThread
 from tests.servers.hostile_http_server import build_app
 
 MiB = 1 << 20
@@ -34,20 +32,8 @@ HOSTILE_STDIO = Path(__file__).resolve().parent.parent / "servers" / "hostile_st
 @contextmanager
 def serve(app: Any) -> Iterator[str]:
     """``app`` served by uvicorn on 127.0.0.1 in a thread; yields its base URL."""
-    port = free_port()
-    runner = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical",
-                                           timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not runner.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "test server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        runner.should_exit = True
-        thread.join(timeout=10)
+    with UvicornThread(app, timeout_graceful_shutdown=1) as server:
+        yield server.url
 
 
 def blob_server() -> MCPServer:

@@ -16,17 +16,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.scripted_llm.openai import Turn, completion_body, sse, stream_chunks
 
-@dataclass
-class Turn:
-    """One scripted model answer: text, and/or tool calls as ``(id, name, arguments dict)``, sent after
-    ``delay`` seconds (a slow model). A ``status`` other than 200 answers with an OpenAI-style error
-    whose message is ``content``."""
-
-    content: str = ""
-    tool_calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
-    delay: float = 0.0
-    status: int = 200
+__all__ = ["FakeLLM", "Turn", "fake_llm"]
 
 
 @dataclass
@@ -34,37 +26,6 @@ class FakeLLM:
     url: str
     script: list[Turn]
     requests: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _chunks(turn: Turn, model: str) -> Iterator[dict[str, Any]]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-
-    yield chunk({"role": "assistant", "content": ""})
-    words = turn.content.split(" ")
-    for i, word in enumerate(words):
-        if word or i:
-            yield chunk({"content": word if i == 0 else " " + word})
-    for index, (call_id, name, arguments) in enumerate(turn.tool_calls):
-        text = json.dumps(arguments)
-        half = len(text) // 2
-        yield chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                     "function": {"name": name, "arguments": text[:half]}}]})
-        yield chunk({"tool_calls": [{"index": index, "function": {"arguments": text[half:]}}]})
-    yield chunk({}, "tool_calls" if turn.tool_calls else "stop")
-
-
-def _message(turn: Turn, model: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": turn.content or None}
-    if turn.tool_calls:
-        message["tool_calls"] = [{"id": call_id, "type": "function",
-                                  "function": {"name": name, "arguments": json.dumps(arguments)}}
-                                 for call_id, name, arguments in turn.tool_calls]
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if turn.tool_calls else "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
 @contextmanager
@@ -94,10 +55,10 @@ def fake_llm(script: list[Turn], respond: Callable[[dict[str, Any]], Turn] | Non
                 payload = json.dumps({"error": {"message": turn.content, "type": "invalid_request_error"}})
                 content_type = "application/json"
             elif body.get("stream"):
-                payload = "".join(f"data: {json.dumps(c)}\n\n" for c in _chunks(turn, model)) + "data: [DONE]\n\n"
+                payload = sse(stream_chunks(turn, model)).decode()
                 content_type = "text/event-stream"
             else:
-                payload = json.dumps(_message(turn, model))
+                payload = json.dumps(completion_body(turn, model, usage=(10, 5)))
                 content_type = "application/json"
             data = payload.encode()
             self.send_response(turn.status)

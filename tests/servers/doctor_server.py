@@ -12,7 +12,8 @@ every ``tools/list`` answer an error).
 
 from __future__ import annotations
 
-import argparse
+import os
+import sys
 
 from mcp.server.mcpserver import MCPServer
 
@@ -73,18 +74,12 @@ def build_server(name: str = "doctor", *, fail_tools_list: bool = False) -> MCPS
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "streamable-http"])
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--name", default="doctor")
-    parser.add_argument("--fail-tools-list", action="store_true")
-    args = parser.parse_args()
-    server = build_server(args.name, fail_tools_list=args.fail_tools_list)
-    if args.transport == "stdio":
-        server.run()
-    else:
-        server.run(args.transport, host="127.0.0.1", port=args.port)
+    from tests.servers._main import run
+
+    run(lambda args: build_server(args.name, fail_tools_list=args.fail_tools_list), name="doctor",
+        options=lambda parser: parser.add_argument("--fail-tools-list", action="store_true"))
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     main()

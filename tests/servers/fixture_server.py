@@ -6,7 +6,6 @@ import :func:`build_server` for the in-memory transport.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import base64
 import os
@@ -465,18 +464,15 @@ def _add_client_features(server: MCPServer) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "streamable-http", "sse"])
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--name", default="fixture")
-    args = parser.parse_args(argv)
-    server = build_server(args.name)
-    if os.environ.get("FIXTURE_BANNER"):
-        print(os.environ["FIXTURE_BANNER"], file=sys.stderr, flush=True)
-    if args.transport == "stdio":
-        server.run()
-    else:
-        server.run(args.transport, host="127.0.0.1", port=args.port)
+    from tests.servers._main import run
+
+    def build(args: Any) -> MCPServer:
+        server = build_server(args.name)
+        if os.environ.get("FIXTURE_BANNER"):
+            print(os.environ["FIXTURE_BANNER"], file=sys.stderr, flush=True)
+        return server
+
+    run(build, argv, name="fixture", sse=True)
 
 
 if __name__ == "__main__":

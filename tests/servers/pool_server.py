@@ -5,7 +5,6 @@ Run it as ``python tests/servers/pool_server.py [stdio|streamable-http] [--port 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import sys
@@ -38,16 +37,9 @@ def build_server(name: str = "pool") -> MCPServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "streamable-http"])
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--name", default="pool")
-    args = parser.parse_args(argv)
-    server = build_server(args.name)
-    if args.transport == "stdio":
-        server.run()
-    else:
-        server.run(args.transport, host="127.0.0.1", port=args.port)
+    from tests.servers._main import run
+
+    run(lambda args: build_server(args.name), argv, name="pool")
 
 
 if __name__ == "__main__":

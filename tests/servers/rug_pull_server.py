@@ -13,7 +13,6 @@ environment it starts already pulled (the rug pull between runs). Its tools:
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -71,15 +70,9 @@ def build_server(pulled: bool | None = None) -> MCPServer:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "streamable-http"])
-    parser.add_argument("--port", type=int, default=8000)
-    args = parser.parse_args()
-    server = build_server()
-    if args.transport == "stdio":
-        server.run()
-    else:
-        server.run(args.transport, host="127.0.0.1", port=args.port)
+    from tests.servers._main import run
+
+    run(lambda args: build_server())
 
 
 if __name__ == "__main__":

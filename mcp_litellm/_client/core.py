@@ -1,0 +1,86 @@
+"""``ClientCore``: what every part of a client may count on, typed once.
+
+:class:`~mcp_litellm.Client` is assembled from mixins (``catalog``, ``tasks``, ``resources``, ``prompts``,
+``notifications``, ``listing``, ``pins``), each a subclass of :class:`ClientCore`. The core declares the
+client's settings and state and the methods one part calls on another (the connection, the timeout, the
+approval of a tool call, the request ``_meta``, ...); ``Client`` and the mixins implement them. So a mixin
+type-checks against the real attributes, not against a copy re-declared in each module, and passing
+``self`` where a client is expected (``Tool(client=self)``) needs no cast.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from mcp_litellm._client.connection import Connection
+from mcp_litellm._client.features import ClientFeatures
+from mcp_litellm._client.listing import CatalogCache
+from mcp_litellm._client.progress import ProgressHandler, Shape
+from mcp_litellm._client.prompt import Completion
+from mcp_litellm._client.tool import Tool
+
+
+class ClientCore(ABC):
+    """The settings, state and cross-part methods of one client (see the module's docstring)."""
+
+    # -- settings (set by Client.__init__) ---------------------------------------------------------------
+    name: str
+    transport_type: str
+    config: Mapping[str, Any]
+    request_timeout: float
+    with_prefix: bool
+    max_result_chars: int | None
+
+    # -- state -------------------------------------------------------------------------------------------
+    _connection: Connection | None
+    _features: ClientFeatures
+    _catalog_cache: CatalogCache
+    _progress_handlers: list[tuple[ProgressHandler, Shape]]
+
+    # -- the connection (Client) -------------------------------------------------------------------------
+    @abstractmethod
+    def _require_connection(self) -> Connection:
+        """The live connection; ``TransportError`` when there is none."""
+
+    @abstractmethod
+    async def _connected(self) -> Connection:
+        """The connection, started (or restarted) first when needed."""
+
+    @abstractmethod
+    def _timeout(self, timeout: float | None) -> float:
+        """A call's timeout: ``timeout``, or the client's ``request_timeout``."""
+
+    @abstractmethod
+    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """Ask the human-in-the-loop handler; the reason for a denial, ``None`` when the call may run."""
+
+    # -- across the mixins -------------------------------------------------------------------------------
+    @abstractmethod
+    def _request_meta(self) -> dict[str, Any] | None:
+        """``_meta`` to stamp on a request (``NotificationsMixin``)."""
+
+    @abstractmethod
+    def _invalidate(self, kind: str | None = None) -> None:
+        """Drop a cached listing (``ListingMixin``)."""
+
+    @abstractmethod
+    async def _list_tools(self, refresh: bool | None) -> list[Tool]:
+        """The tools listing (``CatalogMixin``)."""
+
+    @abstractmethod
+    async def _resolve_tool(self, name: str | Tool,
+                            parameters: Mapping[str, Any] | None) -> tuple[Tool, dict[str, Any]]:
+        """The tool a call names and its arguments (``CatalogMixin``)."""
+
+    @abstractmethod
+    async def _complete(self, ref: Any, argument: str, value: str, context: Mapping[str, str] | None) -> Completion:
+        """An argument completion (``PromptsMixin``)."""
+
+    @abstractmethod
+    async def _subscription(self, uri: str, subscribe: bool) -> None:
+        """Subscribe to (or unsubscribe from) a resource's updates (``NotificationsMixin``)."""
+
+
+__all__ = ["ClientCore"]
