@@ -91,6 +91,20 @@ def test_blocking_calls_from_threads_reach_it_and_on_its_own_thread_raise() -> N
     assert echoed == "still async"
 
 
+def test_blocking_work_that_reaches_a_session_on_the_blocked_loop_raises_instead_of_hanging() -> None:
+    async def cell() -> None:
+        async with ml.client("mine", "memory", {"server": build_server()}, start=False) as client:
+
+            async def not_a_client_method() -> str:  # a chat's or group's work, run on the background loop
+                return (await client.aexecute_tool("add", {"a": 1, "b": 1})).text
+
+            with pytest.raises(RuntimeError, match="blocked in a synchronous"):
+                _loop.run_sync(not_a_client_method())
+            assert (await client.aexecute_tool("add", {"a": 2, "b": 2})).text == "4"  # the loop goes on
+
+    asyncio.run(asyncio.wait_for(cell(), 30))
+
+
 def test_blocking_calls_inside_a_running_loop_use_the_background_loop() -> None:
     async def notebook_cell() -> tuple[str, bool]:
         client = ml.client("cell", "memory", {"server": build_server()})  # connects on first use
