@@ -38,29 +38,41 @@ from _harness import FIXTURE, ROWS, Row, fmt_ms, interleaved, print_table, raw_a
 from mcp import StdioServerParameters  # noqa: E402
 
 import mcp_litellm as ml  # noqa: E402
-from mcp_litellm._client.loop import run_async  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
 ARGS = {"a": 1, "b": 2}
 GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "throughput", "peers",
-          "concurrency")
+          "concurrency", "load")
 
 
 # -- 1 and 2: tool-call overhead and concurrency against the raw SDK --------------------------------
 
 
 async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_loop: bool = False) -> None:
-    """Targets 1 and 2. With ``own_loop``, ``ml.use_running_loop()`` was called: no thread hop per call."""
+    """Targets 1 and 2, and fastmcp's client beside them (stdio, when installed: the ``bench`` extra).
+
+    ``ours`` is started here, from async code, so its session lives on this loop (the default since
+    issue 25); the sync figure is a second client started from a plain thread, as a sync program
+    starts it (its session lives on the background loop). With ``own_loop``, ``ml.use_running_loop()``
+    was called first, so that client's session lives on this loop too (its sync calls cross to it).
+    """
     label = f"{transport}, use_running_loop" if own_loop else transport
     raw_target, ours = raw_and_ours(transport)
+    _, ours_sync_client = raw_and_ours(transport)
+    fast = fastmcp_client() if transport == "stdio" else None
     # The same negotiation mode on both sides; the raw client without its response cache, like ours.
     async with mcp.Client(raw_target, mode="auto", cache=None) as raw:
         await ours.astart()
+        await asyncio.to_thread(ours_sync_client.start)
+        if fast is not None:
+            await fast.__aenter__()
         try:
-            for _ in range(20):  # warm up both sides (our first call also lists the tools once)
+            for _ in range(20):  # warm up every side (our first call also lists the tools once)
                 await raw.call_tool("add", ARGS)
                 await ours.aexecute_tool("add", ARGS)
-                await asyncio.to_thread(ours.execute_tool, "add", ARGS)
+                await asyncio.to_thread(ours_sync_client.execute_tool, "add", ARGS)
+                if fast is not None:
+                    await fast.call_tool("add", ARGS)
 
             async def raw_seq() -> float:
                 start = time.perf_counter()
@@ -90,26 +102,24 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
                 def run() -> float:
                     start = time.perf_counter()
                     for _ in range(n):
-                        result = ours.execute_tool("add", ARGS)
+                        result = ours_sync_client.execute_tool("add", ARGS)
                     assert result.text == "3"
                     return time.perf_counter() - start
 
                 return await asyncio.to_thread(run)
 
-            async def ours_no_hop() -> float:
-                # Diagnostic: the same calls made on the client's own loop (one thread hop for all N),
-                # which separates our per-call code from the per-call cost of crossing threads.
-                async def run() -> float:
-                    start = time.perf_counter()
-                    for _ in range(n):
-                        result = await ours._execute("add", ARGS, None, None)
-                    assert result.text == "3"
-                    return time.perf_counter() - start
+            async def fastmcp_seq() -> float:
+                assert fast is not None
+                start = time.perf_counter()
+                for _ in range(n):
+                    result = await fast.call_tool("add", ARGS)
+                assert result.structured_content == {"result": 3}
+                return time.perf_counter() - start
 
-                return await run_async(run())
-
-            medians = await interleaved({"raw": raw_seq, "session": raw_session_seq, "async": ours_async,
-                                         "sync": ours_sync, "nohop": ours_no_hop}, reps)
+            variants = {"raw": raw_seq, "session": raw_session_seq, "async": ours_async, "sync": ours_sync}
+            if fast is not None:
+                variants["fastmcp"] = fastmcp_seq
+            medians = await interleaved(variants, reps)
             per_call = f"raw {medians['raw'] / n * 1e6:.0f} us/call"
             report(Row(f"1. {label}: {n} sequential calls, aexecute_tool / raw mcp.Client.call_tool",
                        medians["async"] / medians["raw"], 1.10,
@@ -123,9 +133,15 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
                        medians["async"] / medians["session"], 1.10, f"[{per_session}]"))
             report(Row(f"1. {label}: {n} sequential calls, execute_tool (sync) / raw ClientSession.call_tool",
                        medians["sync"] / medians["session"], 1.30, f"[{per_session}]"))
-            report(Row(f"1. {label}: diagnostic, our calls without the thread hop / raw",
-                       medians["nohop"] / medians["raw"], None,
-                       f"[ours on the client's loop {medians['nohop'] / n * 1e6:.0f} us/call]"))
+            if fast is not None:
+                report(Row(f"1. {label}: {n} sequential calls, fastmcp Client.call_tool / raw mcp.Client.call_tool",
+                           medians["fastmcp"] / medians["raw"], None,
+                           f"[fastmcp {version('fastmcp-slim')} {medians['fastmcp'] / n * 1e6:.0f} us/call]"))
+                report(Row(f"1. {label}: {n} sequential calls, aexecute_tool / fastmcp Client.call_tool (same run)",
+                           medians["async"] / medians["fastmcp"], 1.0, ""))
+            elif transport == "stdio":
+                report(Row(f"1. {label}: fastmcp peer", None, None,
+                           "not run: fastmcp is not installed (pip install -e '.[bench]')"))
 
             async def raw_many() -> float:
                 start = time.perf_counter()
@@ -147,7 +163,21 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
                        medians["ours"] / medians["raw"], 1.15,
                        f"[raw {fmt_ms(medians['raw'])}, ours {fmt_ms(medians['ours'])}; all results checked]"))
         finally:
+            if fast is not None:
+                await fast.__aexit__(None, None, None)
+            await asyncio.to_thread(ours_sync_client.stop)
             await ours.astop()
+
+
+def fastmcp_client() -> Any:
+    """fastmcp's ``Client`` for the fixture server over stdio (negotiating as ours does, without a
+    response cache), or None when fastmcp is not installed."""
+    try:
+        from fastmcp import Client
+        from fastmcp.client.transports import StdioTransport
+    except ImportError:
+        return None
+    return Client(StdioTransport(command=sys.executable, args=[str(FIXTURE)]), mode="auto", cache=None)
 
 
 # -- 5: startup ------------------------------------------------------------------------------------
@@ -404,6 +434,10 @@ async def main(quick: bool, only: set[str], rows_json: bool = False, reps_overri
 
         for transport in ("memory", "stdio"):
             await bench_concurrency(transport, 200, reps)
+    if "load" in only:
+        from _load_bench import bench_load
+
+        await bench_load(quick, reps)
     if "peers" in only:
         from _peers import bench_peer_langchain, bench_peer_litellm
 

@@ -1,7 +1,7 @@
 """``Client``: one MCP server, usable from sync and async code alike.
 
 Every public blocking method has an ``a``-prefixed async twin. Both run the same coroutine on the
-background loop (see ``_loop``); no behaviour lives only in the sync path.
+loop the client's session lives on (see ``loop.py``); no behaviour lives only in the sync path.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.connection import Connection, SessionOptions
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
-from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_sync
+from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_on, run_sync
 from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
@@ -317,7 +317,8 @@ class Client(CatalogMixin):
 
     async def _stop(self) -> None:
         self._connect_on_first_use = False
-        await self._before_stop()  # notifications: stop the listen stream while the session is still up
+        if self._connection is not None and not self._connection.stranded:
+            await self._before_stop()  # notifications: stop the listen stream while the session is still up
         connection, self._connection = self._connection, None
         _live_clients.discard(self)
         if connection is not None:
@@ -363,8 +364,16 @@ class Client(CatalogMixin):
     async def _settled(self) -> None:
         """Return once no request is in flight on this client's session (a pool's drain before it stops one)."""
         connection = self._connection
-        if connection is not None:
-            await connection.calls.settled()
+        if connection is not None and not connection.stranded:
+            if connection.loop is not asyncio.get_running_loop():
+                await run_on(connection.loop, connection.calls.settled())
+            else:
+                await connection.calls.settled()
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop this client's session lives on (where its work runs), None while it has none."""
+        connection = self._connection
+        return None if connection is None else connection.loop
 
     def is_alive(self) -> bool:
         """True while the session is connected and usable.
@@ -376,7 +385,7 @@ class Client(CatalogMixin):
         return connection is not None and connection.alive
 
     async def _ping(self, timeout: float | None) -> bool:
-        if self._connect_on_first_use:  # a client made inside a running loop connects on its first call
+        if self._connect_on_first_use or self._stranded():  # connect on first use; reconnect on this loop
             try:
                 await self._start()
             except MCPLiteLLMError as exc:
@@ -456,6 +465,14 @@ class Client(CatalogMixin):
             raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
         return float(timeout)
 
+    def _stranded(self) -> bool:
+        connection = self._connection
+        if connection is None or not connection.stranded:
+            return False
+        logger.info("client %r: the event loop its session ran on has closed; reconnecting", self.name)
+        self._connect_on_first_use = True  # calls that come meanwhile wait for that connect too
+        return True
+
     def _require_connection(self) -> Connection:
         connection = self._connection
         if connection is None:
@@ -469,9 +486,10 @@ class Client(CatalogMixin):
     async def _connected(self) -> Connection:
         """The connection, after reconnecting it if it was a lost HTTP session (one attempt).
 
-        A client created inside a running event loop connects here, on its first call.
+        A client created inside a running event loop connects here, on its first call, and one whose
+        session's loop has closed (``asyncio.run`` returned) reconnects here (on the background loop).
         """
-        if self._connect_on_first_use:
+        if self._connect_on_first_use or self._stranded():
             await self._start()
         self._require_connection()
         await self._advertise_what_was_registered()
@@ -527,13 +545,14 @@ def client(*args: Any, **kwargs: Any) -> Client:
 
 
 def use_running_loop() -> None:
-    """Run MCP sessions on the calling coroutine's event loop instead of the library's background loop.
+    """Run every MCP session opened from now on on the calling coroutine's event loop, from any thread.
 
-    Call it from async code, before starting clients (``asyncio.run(main())`` with this as the first line
-    of ``main``). Async methods then run directly on your loop, without crossing threads: the fastest way
-    to call tools from async code. Until that loop closes, blocking methods work only from other threads
-    (on the loop's own thread they raise, as they would block it); afterwards the background loop serves
-    new clients again. Clients started before must be stopped first (``ConfigError`` otherwise).
+    Clients started from async code run on their caller's loop already (the default); this makes the
+    loop the home of the sessions started from sync code too (other threads, ``start=True`` outside the
+    loop), and of groups. Call it from async code, before starting clients (``asyncio.run(main())`` with
+    this as the first line of ``main``). Until that loop closes, blocking methods work only from other
+    threads (on the loop's own thread they raise, as they would block it); afterwards the background loop
+    serves new clients again. Clients running on another loop must be stopped first (``ConfigError``).
     """
     try:
         loop = asyncio.get_running_loop()
@@ -544,7 +563,7 @@ def use_running_loop() -> None:
         ) from None
     if adopted_loop() is loop:
         return
-    live = sorted(c.name for c in _live_clients if c.is_alive())
+    live = sorted(c.name for c in _live_clients if c.is_alive() and c._session_loop() is not loop)
     if live:
         raise ConfigError(
             f"ml.use_running_loop() was called while clients run on another event loop: {', '.join(live)}; "
@@ -560,12 +579,8 @@ def use_running_loop() -> None:
 
 @atexit.register
 def _stop_all_at_exit() -> None:
-    adopted = adopted_loop()  # an adopted loop left open: stop its clients on it (this is its thread)
-    for live in list(_live_clients):
+    for live in list(_live_clients):  # one on a loop left open but idle is stopped on it (run_sync)
         try:
-            if adopted is not None and not adopted.is_running():
-                adopted.run_until_complete(live._stop())
-            else:
-                live.stop()
+            live.stop()
         except Exception:  # pragma: no cover - best effort at interpreter exit
             logger.debug("stopping %r at exit failed", live, exc_info=True)

@@ -1,9 +1,11 @@
-"""One live MCP session, opened and closed by a single owner task on the background loop.
+"""One live MCP session, opened and closed by a single owner task on the loop it was opened on.
 
 The owner task enters the transport and ``mcp.Client`` and then waits for a stop request, so the
 anyio cancel scopes are always entered and exited by the same task, whoever asks for the close.
 Every request goes through :meth:`Connection.request`, which applies the timeout and translates
 SDK and transport failures into mcp_litellm's exceptions in one place (the mapping: :mod:`.failures`).
+That loop (``Connection.loop``) is the connection's home: a request or close made on another loop
+crosses over to it (see ``loop.py``); once it has closed, the connection is ``stranded``.
 
 A streamable HTTP server may forget a session (idle expiry, restart): it then answers 404 to the
 session's id (TypeScript-SDK servers answer 400; see ``_forgot_session`` for when a 400 counts). The
@@ -35,7 +37,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcp_litellm._client.call_context import CallContexts
 from mcp_litellm._client.failures import SessionExpired, http_error, name_the_request, start_error, translate
-from mcp_litellm._client.loop import get_loop
+from mcp_litellm._client.loop import run_on
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
@@ -171,7 +173,6 @@ class _Session:
             raise
 
     async def _open(self, timeout: float | None) -> None:
-        assert asyncio.get_running_loop() is get_loop()
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-litellm:{self.name}")
         try:
             with anyio.fail_after(timeout) as deadline:
@@ -205,9 +206,11 @@ class _Session:
         options = self._options
         target = self._target
         if not _is_server_object(target):
+            loop = asyncio.get_running_loop()
 
             def on_end() -> None:
-                get_loop().call_soon_threadsafe(self.mark_dead)
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(self.mark_dead)
 
             target = _watched(target, on_end)
         try:
@@ -302,6 +305,8 @@ class Connection:
 
     def __init__(self, name: str, transport: Transport, options: SessionOptions) -> None:
         self.name = name
+        self.loop = asyncio.get_running_loop()
+        """The loop the session lives on (its owner task, the SDK's streams)."""
         self._transport = transport
         self._options = options
         self._session = _Session(name, transport, options)
@@ -316,7 +321,7 @@ class Connection:
         self.calls = CallContexts(self)
         """The contexts of the requests in flight, for answering the server's requests in them."""
 
-    # -- lifecycle (all of these run on the background loop) ---------------------------------------
+    # -- lifecycle (all of these run on the connection's loop) -------------------------------------
 
     async def open(self, timeout: float | None) -> None:
         """Start the owner task and wait until the handshake finished or failed."""
@@ -325,6 +330,12 @@ class Connection:
     async def close(self) -> None:
         """Ask the owner task to leave the session, and wait (bounded) until it did."""
         self._closing = True
+        if asyncio.get_running_loop() is not self.loop:
+            if self.stranded:  # its loop cancelled the owner task as it ended (a stdio server was ended then)
+                logger.debug("server %r: the session's event loop has closed; nothing left to close", self.name)
+                return
+            await run_on(self.loop, self.close())
+            return
         await self._session.close()
         for retiring, old in list(self._retiring.items()):
             await old.close()
@@ -333,6 +344,9 @@ class Connection:
     async def reconnect(self, timeout: float | None) -> None:
         """Reconnect a lost HTTP session now (one attempt); a no-op while the session is alive."""
         if not self._session.alive and self.reconnects:
+            if asyncio.get_running_loop() is not self.loop:
+                await run_on(self.loop, self.reconnect(timeout))
+                return
             await self._renew(self._renewals, timeout, why="lost")
 
     async def _renew(self, seen: int, timeout: float | None, *, why: str) -> _Session:
@@ -401,7 +415,12 @@ class Connection:
     @property
     def alive(self) -> bool:
         """True while the session is usable (for HTTP: False from a lost connection until a reconnect)."""
-        return self._session.alive
+        return self._session.alive and not self.loop.is_closed()
+
+    @property
+    def stranded(self) -> bool:
+        """True once the loop the session lived on has closed (``asyncio.run`` returned): it is over."""
+        return self.loop.is_closed()
 
     @property
     def reconnects(self) -> bool:
@@ -416,13 +435,15 @@ class Connection:
     # -- requests ------------------------------------------------------------------------------------
 
     async def request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
-        """Run ``call(client)`` with ``timeout`` and translate failures. Runs on the background loop.
+        """Run ``call(client)`` with ``timeout`` and translate failures, on the connection's loop.
 
         An expired HTTP session is re-initialised once and the call retried on the new session; a
         lost HTTP session is reconnected (once) before the call. Every error raised here names this
         server and ``method`` in its ``server``/``method`` attributes (the one place requests are made).
         """
         try:
+            if asyncio.get_running_loop() is not self.loop and not self.stranded:  # work begun elsewhere
+                return await run_on(self.loop, self._request(method, call, timeout))
             return await self._request(method, call, timeout)
         except MCPLiteLLMError as exc:
             name_the_request(exc, self.name, method)

@@ -1,26 +1,36 @@
-"""The one event loop that owns every MCP session.
+"""Which event loop runs a client's work: the loop its session lives on (its home), or the caller's.
 
-By default it is a background loop on a daemon thread of its own. Sessions are opened and closed by
-tasks on this loop only, so a client can be used from any thread and any event loop: synchronous
-methods block on a concurrent future, asynchronous methods await a wrapped one, and cancelling the
-caller cancels the work here. Calls made from the loop itself (a handler that calls back into a
-client) run directly.
+A session lives on the loop it was opened on, and every request of the client runs there (the SDK's
+streams and the client's own tasks belong to that loop):
 
-An async program can instead hand its own running loop over (:func:`adopt`, public as
-``ml.use_running_loop()``): then its async calls run directly, without crossing threads, and the
-background loop is used again once that loop has closed.
+- Opened from async code (``async with client``, ``await client.astart()``, a first async call), the
+  home is the caller's running loop, so that loop's async calls run directly, without crossing threads.
+- Opened from sync code, the home is the background loop: a loop on a daemon thread of its own,
+  started on first use. Sync methods always run there (or on the client's home when it has one), so
+  they work in scripts, worker threads and inside a running loop (a notebook cell).
+- ``ml.use_running_loop()`` (:func:`adopt`) makes the calling loop the home of every session opened
+  from then on, from any thread, until it closes.
+
+A call from another thread or loop than the client's home crosses over to it (a blocking call blocks
+on a concurrent future; an async one awaits a wrapped one; cancelling the caller cancels the work).
+A blocking call on the home's own thread would deadlock and raises instead. A home loop that has
+closed (``asyncio.run`` returned) ended the client's session as it cancelled its tasks: the next call
+reconnects, on the background loop (see ``Client._connected``), where the client then stays, so a
+program that calls ``asyncio.run`` again and again does not restart its servers each time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator
+from types import CoroutineType
 from typing import Any, TypeVar
 
-from mcp_litellm._core.errors import MCPLiteLLMError, plain_traceback
+from mcp_litellm._core.errors import MCPLiteLLMError, TransportError, plain_traceback
 
 T = TypeVar("T")
 
@@ -29,6 +39,9 @@ _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
 # A loop handed over by the program (adopt()), and the thread it runs on; used while it is open.
 _adopted: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+# Loops whose thread is blocked in a synchronous call now: work sent to them would never run.
+_blocked: dict[asyncio.AbstractEventLoop, int] = {}
+_running_loop = asyncio._get_running_loop  # the C helper: None outside a loop (no exception raised)
 
 
 def adopt(loop: asyncio.AbstractEventLoop) -> None:
@@ -101,22 +114,62 @@ def _owner_loop_for_blocking_call() -> asyncio.AbstractEventLoop:
     return loop
 
 
+_NOT_A_CLIENT = object()
+
+
+def _home_of(coro: Coroutine[Any, Any, Any]) -> Any:
+    """The home loop of the client whose work ``coro`` is: ``None`` while it has no session, ``_NOT_A_CLIENT``
+    for other work (a group's, a pool's) and for a client whose session's loop has closed: both run on
+    :func:`get_loop`, which outlives the short-lived loops (such a client reconnects there, once).
+
+    The client is the coroutine's ``self`` (a client method) or that object's ``client`` (a tool's,
+    resource's or prompt's method): every public method hands one such coroutine to :func:`run_sync` or
+    :func:`run_async`, so this one look here routes them all.
+    """
+    frame = coro.cr_frame if isinstance(coro, CoroutineType) else None
+    if frame is None:
+        return _NOT_A_CLIENT
+    owner = frame.f_locals.get("self")
+    session_loop = getattr(owner, "_session_loop", None)
+    if session_loop is None:
+        session_loop = getattr(getattr(owner, "client", None), "_session_loop", None)
+        if session_loop is None:
+            return _NOT_A_CLIENT
+    home = session_loop()
+    return _NOT_A_CLIENT if home is not None and home.is_closed() else home
+
+
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on the background loop and block until it finishes.
+    """Run ``coro`` on its client's home loop (see the module docs) and block until it finishes.
 
     Works in plain scripts, in worker threads, and while another event loop runs in the calling
     thread (a notebook cell). Ctrl-C cancels the work on the loop before re-raising.
     """
-    if in_loop_thread():
-        coro.close()
-        raise RuntimeError(
-            "a synchronous mcp_litellm method was called on the thread of the event loop that runs the MCP "
-            "sessions (from an async handler, or after ml.use_running_loop()), where it would block that loop; "
-            "use the async twin (the 'a'-prefixed method) there instead"
-        )
+    caller = _running_loop()
     try:
-        loop = _owner_loop_for_blocking_call()
-    except RuntimeError:
+        if in_loop_thread():
+            raise RuntimeError(
+                "a synchronous mcp_litellm method was called on the thread of the event loop that runs the MCP "
+                "sessions (from an async handler, or after ml.use_running_loop()), where it would block that loop; "
+                "use the async twin (the 'a'-prefixed method) there instead"
+            )
+        home = _home_of(coro)
+        if home is None or home is _NOT_A_CLIENT:
+            loop = _owner_loop_for_blocking_call()
+        elif home is caller:
+            raise RuntimeError(
+                "a synchronous mcp_litellm method was called on the thread whose event loop runs this client's "
+                "session (it was started from async code there), where it would block that loop; use the async "
+                "twin (await the 'a'-prefixed method) there instead, or start the client from sync code"
+            )
+        elif not home.is_running():
+            if caller is None:  # the client's loop is idle and this thread is free: run it here, for this call
+                result: T = home.run_until_complete(coro)
+                return result
+            raise RuntimeError(_not_running(home))
+        else:
+            loop = home
+    except BaseException:
         coro.close()
         raise
     # Ctrl-C may strike anywhere here, even inside run_coroutine_threadsafe once the work has started on
@@ -133,6 +186,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
             raise asyncio.CancelledError
         return await coro
 
+    if caller is not None:
+        _blocked[caller] = _blocked.get(caller, 0) + 1
     try:
         return asyncio.run_coroutine_threadsafe(noted(), loop).result()
     except MCPLiteLLMError as error:
@@ -142,20 +197,75 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         for task in started:
             loop.call_soon_threadsafe(task.cancel)
         raise
+    finally:
+        if caller is not None:
+            _unblock(caller)
+
+
+def _unblock(loop: asyncio.AbstractEventLoop) -> None:
+    count = _blocked.pop(loop, 1) - 1
+    if count:
+        _blocked[loop] = count
+
+
+def _not_running(loop: asyncio.AbstractEventLoop) -> str:
+    return (f"this mcp_litellm client's session lives on an event loop that is not running now ({loop!r}: the "
+            "loop it was started on); call it while that loop runs, or stop it there and start it again here")
+
+
+async def run_on(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro`` run on ``loop`` (another loop, running in another thread); cancellation propagates."""
+    if loop in _blocked or not loop.is_running():
+        coro.close()
+        if loop in _blocked:
+            raise RuntimeError(
+                "an mcp_litellm client's session lives on the event loop of a thread that is blocked in a "
+                "synchronous mcp_litellm call, so it cannot answer; use the async twins (await the 'a'-prefixed "
+                "methods) on that loop's thread instead"
+            )
+        raise RuntimeError(_not_running(loop))
+    here = asyncio.get_running_loop()
+    done: asyncio.Future[T] = here.create_future()
+
+    def settle(future: concurrent.futures.Future[T]) -> None:  # on ``here``
+        if done.cancelled():
+            return
+        if future.cancelled():  # not by this caller: the loop there ended (asyncio.run returned) during the call
+            done.set_exception(TransportError(
+                "the event loop this client's session lived on ended during the call, which was cancelled "
+                "there; the next call reconnects"))
+        elif (error := future.exception()) is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(future.result())
+
+    def back(future: concurrent.futures.Future[T]) -> None:  # on whichever thread finished it
+        with contextlib.suppress(RuntimeError):  # this caller's loop has closed meanwhile: nobody waits
+            here.call_soon_threadsafe(settle, future)
+
+    sent: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
+    sent.add_done_callback(back)
+    try:
+        return await done
+    except asyncio.CancelledError:
+        sent.cancel()  # cancels the work there
+        raise
 
 
 async def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Await ``coro`` on the background loop from any event loop; cancellation propagates."""
-    loop = get_loop()
+    """Await ``coro`` on its client's home loop: directly when that is the caller's loop (or the client has
+    no session yet: it opens one here), else across threads. Other work runs on :func:`get_loop`."""
+    here = asyncio.get_running_loop()
+    home = _home_of(coro)
+    if home is None:  # no session yet: it opens on the caller's loop (or the one use_running_loop() named)
+        adopted = _adopted
+        home = here if adopted is None or adopted[0].is_closed() else adopted[0]
+    elif home is _NOT_A_CLIENT:
+        home = get_loop()
     try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:  # pragma: no cover - called without a loop (trio/sniffio mismatch)
-        running = None
-    try:
-        if running is loop:
+        if home is here:
             return await coro
-        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, loop)
-        return await asyncio.wrap_future(future)
+        return await run_on(home, coro)
     except MCPLiteLLMError as error:
         raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
 
@@ -200,12 +310,19 @@ def iterate_sync(agen: AsyncIterator[T]) -> Iterator[T]:
             if close is not None:
                 await close()
 
+    caller = _running_loop()
     future = asyncio.run_coroutine_threadsafe(pump(), loop)
     ready.wait()
     try:
         while True:
             loop.call_soon_threadsafe(demand.put_nowait, None)  # type: ignore[union-attr]
-            kind, value = results.get()
+            if caller is not None:
+                _blocked[caller] = _blocked.get(caller, 0) + 1
+            try:
+                kind, value = results.get()
+            finally:
+                if caller is not None:
+                    _unblock(caller)
             if kind == "item":
                 yield value
             elif kind == "done":

@@ -255,8 +255,14 @@ async def _connect(params: StdioServerParameters, label: str, report: ExitReport
         try:
             async with write_receive:
                 async for message in write_receive:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await stdin.send(data.encode())
+                    # Messages queued meanwhile (many calls in flight) go out with this one, in one write.
+                    lines = [_line(message)]
+                    while True:
+                        try:
+                            lines.append(_line(write_receive.receive_nowait()))
+                        except (anyio.WouldBlock, anyio.EndOfStream):
+                            break
+                    await stdin.send(lines[0] if len(lines) == 1 else b"".join(lines))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             reading.cancel()  # the server no longer reads: end the session rather than let calls hang
         finally:
@@ -307,6 +313,10 @@ async def _connect(params: StdioServerParameters, label: str, report: ExitReport
                     await process.wait()
                 await _end_process_tree(process)
             tasks.cancel_scope.cancel()
+
+
+def _line(message: SessionMessage) -> bytes:
+    return (message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
 
 
 async def _chunks(stream: Any) -> AsyncIterator[bytes]:
