@@ -13,7 +13,7 @@ from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
-from mcp_litellm.handlers._settings import HandlerSpec
+from mcp_litellm.handlers._specs import HandlerSpec
 
 logger = logging.getLogger("mcp_litellm")
 

@@ -43,7 +43,7 @@ from mcp_litellm.handlers._approval import decide_tool_call
 from mcp_litellm.handlers._elicitation import ElicitationRunner
 from mcp_litellm.handlers._registry import ElicitationRegistry
 from mcp_litellm.handlers._sampling import REJECTED, SamplingRunner, SamplingSpend
-from mcp_litellm.handlers._settings import ElicitationSettings, HandlerSpec, SamplingSettings
+from mcp_litellm.handlers._specs import ElicitationSettings, HandlerSpec, SamplingSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine

@@ -19,7 +19,7 @@ from mcp_litellm._core import telemetry
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
 from mcp_litellm.handlers._registry import ElicitationRegistry
-from mcp_litellm.handlers._settings import ElicitationSettings
+from mcp_litellm.handlers._specs import ElicitationSettings
 
 logger = logging.getLogger("mcp_litellm")
 

@@ -29,7 +29,7 @@ from mcp_litellm._llm import (
 )
 from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
-from mcp_litellm.handlers._settings import SamplingSettings
+from mcp_litellm.handlers._specs import SamplingSettings
 
 logger = logging.getLogger("mcp_litellm")
 

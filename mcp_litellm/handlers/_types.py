@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from mcp_litellm.handlers._approval import ApprovalOutcome, HumanInTheLoopHandler
     from mcp_litellm.handlers._elicitation import Elicitation, ElicitationHandler, ElicitationOutcome
     from mcp_litellm.handlers._sampling import Sample, SamplingHandler
-    from mcp_litellm.handlers._settings import ElicitationSettings, HandlerSpec, SamplingSettings
+    from mcp_litellm.handlers._specs import ElicitationSettings, HandlerSpec, SamplingSettings
 
 SamplingFunction: TypeAlias = "Callable[[Sample], Any]"
 """``fn(sample)``, sync or async: a LiteLLM response, ``accept(...)``/``reject(...)``, ``True`` (the default
