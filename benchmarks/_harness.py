@@ -5,7 +5,8 @@ from __future__ import annotations
 import gc
 import statistics
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,23 @@ def raw_and_ours(transport: str) -> tuple[Any, Any]:
             "bench", "stdio", STDIO_CONFIG, start=False)
     return build_server(), ml.client("bench", "memory", {"server": build_server()}, start=False)
 
+
+
+@asynccontextmanager
+async def warmed_pair(transport: str) -> AsyncIterator[tuple[Any, Any]]:
+    """The raw SDK client and ours over ``transport``, both connected and warmed up by 20 calls each."""
+    import mcp
+
+    raw_target, ours = raw_and_ours(transport)
+    async with mcp.Client(raw_target, mode="auto", cache=None) as raw:
+        await ours.astart()
+        try:
+            for _ in range(20):
+                await raw.call_tool("add", {"a": 1, "b": 2})
+                await ours.aexecute_tool("add", {"a": 1, "b": 2})
+            yield raw, ours
+        finally:
+            await ours.astop()
 
 @dataclass
 class Row:

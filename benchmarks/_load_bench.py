@@ -18,8 +18,7 @@ import time
 import tracemalloc
 from typing import Any
 
-import mcp
-from _harness import FIXTURE, STDIO_CONFIG, Row, fmt_ms, interleaved, raw_and_ours, report
+from _harness import FIXTURE, STDIO_CONFIG, Row, fmt_ms, interleaved, report, warmed_pair
 
 import mcp_litellm as ml
 
@@ -27,69 +26,61 @@ IDLE_SECONDS = 3.0
 
 
 async def bench_in_flight(calls: int, reps: int) -> None:
-    raw_target, ours = raw_and_ours("stdio")
-    async with mcp.Client(raw_target, mode="auto", cache=None) as raw:
-        await ours.astart()
-        try:
-            for _ in range(20):
-                await raw.call_tool("add", {"a": 1, "b": 2})
-                await ours.aexecute_tool("add", {"a": 1, "b": 2})
+    async with warmed_pair("stdio") as (raw, ours):
 
-            async def ours_one() -> float:
-                start = time.perf_counter()
-                for i in range(calls):
-                    result = await ours.aexecute_tool("add", {"a": i, "b": 1})
-                assert result.text == str(calls)
-                return time.perf_counter() - start
+        async def ours_one() -> float:
+            start = time.perf_counter()
+            for i in range(calls):
+                result = await ours.aexecute_tool("add", {"a": i, "b": 1})
+            assert result.text == str(calls)
+            return time.perf_counter() - start
 
-            async def ours_many() -> float:
-                start = time.perf_counter()
-                results = await asyncio.gather(*(ours.aexecute_tool("add", {"a": i, "b": 1}) for i in range(calls)))
-                elapsed = time.perf_counter() - start
-                assert [r.text for r in results] == [str(i + 1) for i in range(calls)]
-                return elapsed
+        async def ours_many() -> float:
+            start = time.perf_counter()
+            results = await asyncio.gather(*(ours.aexecute_tool("add", {"a": i, "b": 1}) for i in range(calls)))
+            elapsed = time.perf_counter() - start
+            assert [r.text for r in results] == [str(i + 1) for i in range(calls)]
+            return elapsed
 
-            async def raw_one() -> float:
-                start = time.perf_counter()
-                for i in range(calls):
-                    result = await raw.call_tool("add", {"a": i, "b": 1})
-                assert result.structured_content == {"result": calls}
-                return time.perf_counter() - start
+        async def raw_one() -> float:
+            start = time.perf_counter()
+            for i in range(calls):
+                result = await raw.call_tool("add", {"a": i, "b": 1})
+            assert result.structured_content == {"result": calls}
+            return time.perf_counter() - start
 
-            async def raw_many() -> float:
-                start = time.perf_counter()
-                results = await asyncio.gather(*(raw.call_tool("add", {"a": i, "b": 1}) for i in range(calls)))
-                elapsed = time.perf_counter() - start
-                assert [r.structured_content["result"] for r in results] == [i + 1 for i in range(calls)]
-                return elapsed
+        async def raw_many() -> float:
+            start = time.perf_counter()
+            results = await asyncio.gather(*(raw.call_tool("add", {"a": i, "b": 1}) for i in range(calls)))
+            elapsed = time.perf_counter() - start
+            assert [r.structured_content["result"] for r in results] == [i + 1 for i in range(calls)]
+            return elapsed
 
-            medians = await interleaved({"ours_one": ours_one, "ours_many": ours_many, "raw_one": raw_one,
-                                         "raw_many": raw_many}, reps)
-            per = {name: value / calls * 1e6 for name, value in medians.items()}
-            report(Row(f"25. stdio: per-call cost with {calls} in flight / one in flight (ours, one client)",
-                       medians["ours_many"] / medians["ours_one"], 1.5,
-                       f"[{per['ours_many']:.0f} us vs {per['ours_one']:.0f} us per call]"))
-            report(Row("25. stdio: the same for the raw SDK (reference, same run)",
-                       medians["raw_many"] / medians["raw_one"], None,
-                       f"[{per['raw_many']:.0f} us vs {per['raw_one']:.0f} us per call]"))
+        medians = await interleaved({"ours_one": ours_one, "ours_many": ours_many, "raw_one": raw_one,
+                                     "raw_many": raw_many}, reps)
+        per = {name: value / calls * 1e6 for name, value in medians.items()}
+        report(Row(f"25. stdio: per-call cost with {calls} in flight / one in flight (ours, one client)",
+                   medians["ours_many"] / medians["ours_one"], 1.5,
+                   f"[{per['ours_many']:.0f} us vs {per['ours_one']:.0f} us per call]"))
+        report(Row("25. stdio: the same for the raw SDK (reference, same run)",
+                   medians["raw_many"] / medians["raw_one"], None,
+                   f"[{per['raw_many']:.0f} us vs {per['raw_one']:.0f} us per call]"))
 
-            gc.collect()
-            tracemalloc.start()
-            before = tracemalloc.get_traced_memory()[0]
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        await ours_many()
+        gc.collect()
+        first = tracemalloc.get_traced_memory()[0]
+        for _ in range(4):
             await ours_many()
-            gc.collect()
-            first = tracemalloc.get_traced_memory()[0]
-            for _ in range(4):
-                await ours_many()
-            gc.collect()
-            after, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            report(Row(f"25. stdio: memory of {calls} calls in flight on one client (tracemalloc peak)",
-                       (peak - before) / 2**20, None,
-                       f"[{(peak - before) / calls / 1024:.1f} KiB per call in flight; held after the first round "
-                       f"{(first - before) / 1024:.0f} KiB, after 4 more {(after - before) / 1024:.0f} KiB]", " MiB"))
-        finally:
-            await ours.astop()
+        gc.collect()
+        after, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        report(Row(f"25. stdio: memory of {calls} calls in flight on one client (tracemalloc peak)",
+                   (peak - before) / 2**20, None,
+                   f"[{(peak - before) / calls / 1024:.1f} KiB per call in flight; held after the first round "
+                   f"{(first - before) / 1024:.0f} KiB, after 4 more {(after - before) / 1024:.0f} KiB]", " MiB"))
 
 
 async def bench_idle() -> None:

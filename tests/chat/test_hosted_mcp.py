@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 from contextlib import aclosing
 
-import httpx
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.test_responses_api import BASE, LLM, events, response, text
+from tests.chat.test_responses_api import LLM, answer_responses, text
 from tests.scripted_llm.respx_mock import litellm_respx
 
 EXCLUDED = ["crash", "ask_*"]
@@ -41,14 +40,7 @@ def scripted():
         raw: list[bytes] = []
 
         def install(outputs, stream=False):
-            def answer(request):
-                raw.append(request.content)
-                requests.append(json.loads(request.content))
-                output = outputs.pop(0)
-                if stream:
-                    return httpx.Response(200, content=events(output), headers={"content-type": "text/event-stream"})
-                return httpx.Response(200, json=response(output, len(requests)))
-            router.post(f"{BASE}/responses").mock(side_effect=answer)
+            answer_responses(router, outputs, stream, requests, raw)
             return requests, raw
         yield install
 

@@ -64,22 +64,29 @@ def events(output):
     return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in out)
 
 
+def answer_responses(router, outputs, stream=False, requests=None, raw=None):
+    """Answer each /responses request on ``router`` with the next output list (JSON, or server-sent events
+    with ``stream``), noting each request's body in ``requests`` (parsed) and ``raw`` (bytes)."""
+    requests = [] if requests is None else requests
+
+    def answer(request):
+        if raw is not None:
+            raw.append(request.content)
+        requests.append(json.loads(request.content))
+        output = outputs.pop(0)
+        if stream:
+            return httpx.Response(200, content=events(output), headers={"content-type": "text/event-stream"})
+        return httpx.Response(200, json=response(output, len(requests)))
+    router.post(f"{BASE}/responses").mock(side_effect=answer)
+    return requests
+
+
 @pytest.fixture
 def scripted():
     """``scripted(outputs, stream=False)``: answer each /responses request with the next output list."""
     with litellm_respx() as router:
         requests: list[dict] = []
-
-        def install(outputs, stream=False):
-            def answer(request):
-                requests.append(json.loads(request.content))
-                output = outputs.pop(0)
-                if stream:
-                    return httpx.Response(200, content=events(output), headers={"content-type": "text/event-stream"})
-                return httpx.Response(200, json=response(output, len(requests)))
-            router.post(f"{BASE}/responses").mock(side_effect=answer)
-            return requests
-        yield install
+        yield lambda outputs, stream=False: answer_responses(router, outputs, stream, requests)
 
 
 def test_a_tool_loop_over_the_responses_api(scripted, make_client):
