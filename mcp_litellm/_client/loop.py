@@ -146,6 +146,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     thread (a notebook cell). Ctrl-C cancels the work on the loop before re-raising.
     """
     caller = _running_loop()
+    own_thread = False
     try:
         if in_loop_thread():
             raise RuntimeError(
@@ -157,11 +158,10 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         if home is None or home is _NOT_A_CLIENT:
             loop = _owner_loop_for_blocking_call()
         elif home is caller:
-            raise RuntimeError(
-                "a synchronous mcp_litellm method was called on the thread whose event loop runs this client's "
-                "session (it was started from async code there), where it would block that loop; use the async "
-                "twin (await the 'a'-prefixed method) there instead, or start the client from sync code"
-            )
+            # The session lives on this thread's loop, which this call blocks: what needs no session (a cached
+            # listing, a tool looked up by name) is answered on the background loop; what reaches the session
+            # there raises at once (run_on sees this loop blocked), with _OWN_THREAD's words.
+            loop, own_thread = _owner_loop_for_blocking_call(), True
         elif not home.is_running():
             if caller is None:  # the client's loop is idle and this thread is free: run it here, for this call
                 result: T = home.run_until_complete(coro)
@@ -190,6 +190,10 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         _blocked[caller] = _blocked.get(caller, 0) + 1
     try:
         return asyncio.run_coroutine_threadsafe(noted(), loop).result()
+    except _BlockedLoop:
+        if own_thread:
+            raise RuntimeError(_OWN_THREAD) from None
+        raise
     except MCPLiteLLMError as error:
         raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
     except BaseException:
@@ -200,6 +204,15 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     finally:
         if caller is not None:
             _unblock(caller)
+
+
+class _BlockedLoop(RuntimeError):
+    """Work for a session whose loop's thread is blocked in a synchronous call: it could never run."""
+
+
+_OWN_THREAD = ("a synchronous mcp_litellm method was called on the thread whose event loop runs this client's "
+               "session (it was started from async code there) and needed that session, which it would block; use "
+               "the async twin (await the 'a'-prefixed method) there instead, or start the client from sync code")
 
 
 def _unblock(loop: asyncio.AbstractEventLoop) -> None:
@@ -218,7 +231,7 @@ async def run_on(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) 
     if loop in _blocked or not loop.is_running():
         coro.close()
         if loop in _blocked:
-            raise RuntimeError(
+            raise _BlockedLoop(
                 "an mcp_litellm client's session lives on the event loop of a thread that is blocked in a "
                 "synchronous mcp_litellm call, so it cannot answer; use the async twins (await the 'a'-prefixed "
                 "methods) on that loop's thread instead"

@@ -116,5 +116,5 @@ async def test_async_authorize_and_async_client(oauth_server: OAuthServer):
 
     async with ml.Client("notes", "sse", {"url": oauth_server.sse_url, "oauth": {"authorize": authorize}},
                          start=False) as client:
-        result = await client.tool("add").aexecute({"a": 20, "b": 22})
+        result = await (await client.atool("add")).aexecute({"a": 20, "b": 22})
     assert result.text == "42" and len(seen) == 1

@@ -74,7 +74,11 @@ def test_blocking_calls_from_threads_reach_it_and_on_its_own_thread_raise() -> N
             with pytest.raises(RuntimeError, match="async twin"):  # at once, not a deadlock
                 client.execute_tool("add", {"a": 1, "b": 1})
             with pytest.raises(RuntimeError, match="async twin"):
-                client.tools()
+                client.tools()  # not listed yet: it needs the session
+            await client.atools()
+            assert client.tool("add").name == "add"  # needs no session once listed: answered here
+            with pytest.raises(RuntimeError, match="needed that session"):
+                client.execute_tool("add", {"a": 1, "b": 1})
             progress: list[float] = []
 
             def in_a_thread() -> str:  # progress is delivered on the client's loop, in the call's order
