@@ -7,7 +7,8 @@ Two rules, each a small function used where the request is made:
   server without credentials on an internal ``http://`` address keeps working.
 - **OAuth endpoints.** The metadata, registration and token requests of an OAuth flow go only over HTTPS
   (``http://`` to loopback, or with ``allow_http``), to the MCP server's host or the configured
-  ``oauth.issuer``'s host (so to a private address only when the MCP server itself is on one). A
+  ``oauth.issuer``'s host (so to a private address only when the MCP server itself is on one).
+  A client holding a secret or key is held to the issuer's origin or the server's own (ports included). A
   malicious or compromised MCP server cannot send the client's secret, its code verifier or its refresh
   token to a host of its choosing.
 """
@@ -45,9 +46,17 @@ def cleartext_problem(url: str, *, credentials: bool, allow_http: bool) -> str |
             "network path is trusted")
 
 
-def endpoint_problem(url: str, *, server_url: str, issuer: str | None, allow_http: bool) -> str | None:
+def origin(url: str) -> tuple[str, str]:
+    """``url``'s scheme and host with port, lowercased: what two URLs share when they are one origin."""
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def endpoint_problem(url: str, *, server_url: str, issuer: str | None, allow_http: bool,
+                     credentials: bool = False) -> str | None:
     """Why an OAuth flow must not send a request to ``url`` (discovery, registration, token, revocation),
-    or ``None`` when it may."""
+    or ``None`` when it may. A client holding a secret or key (``credentials``) is held tighter: only to the
+    issuer's origin or the MCP server's own, ports included."""
     target, server = urlsplit(url), urlsplit(server_url)
     host = (target.hostname or "").lower()
     if target.scheme != "https" and not (target.scheme == "http" and (is_loopback(host) or allow_http)):
@@ -61,7 +70,12 @@ def endpoint_problem(url: str, *, server_url: str, issuer: str | None, allow_htt
         return (f"the MCP server sent the OAuth flow to {host}, which is neither the server's host nor the "
                 "configured issuer; if that authorization server is the right one, set oauth.issuer to its URL "
                 f"(for example \"https://{host}\")")
+    trusted = {origin(server_url)} | ({origin(issuer)} if issuer else set())
+    if credentials and origin(url) not in trusted:
+        return (f"the MCP server sent the OAuth flow to {'://'.join(origin(url))}, neither its own origin nor "
+                "oauth.issuer's, and this client holds a secret or key; set oauth.issuer to that authorization "
+                "server's URL if it is the one your credentials belong to")
     return None
 
 
-__all__ = ["cleartext_problem", "endpoint_problem", "is_loopback"]
+__all__ = ["cleartext_problem", "endpoint_problem", "is_loopback", "origin"]

@@ -53,7 +53,7 @@ from mcp_litellm._core.sdk_compat import (
     provider_initialized,
     set_resource_validator,
 )
-from mcp_litellm._transports.endpoint_policy import endpoint_problem
+from mcp_litellm._transports.endpoint_policy import endpoint_problem, origin
 from mcp_litellm._transports.oauth_backends import sealer_for
 from mcp_litellm._transports.oauth_config import OAuthSettings
 from mcp_litellm._transports.oauth_errors import Client, describe_failure
@@ -100,11 +100,6 @@ def _auth_method_for(supported: list[str] | None) -> str:
     if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
         return "client_secret_post"
     return "client_secret_basic"
-
-
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
 
 
 class _RefusedEndpoint(AuthError):
@@ -174,7 +169,7 @@ class _Guarded(OAuthClientProvider):
             await self._refresh_early()
         self._remember_secrets()
         info = self.context.client_info
-        if info is not None and info.issuer and _origin(info.issuer) == _origin(self.context.server_url):
+        if info is not None and info.issuer and origin(info.issuer) == origin(self.context.server_url):
             self._legacy_issuer = info.issuer  # used only if the server still has no resource metadata
         settings = self._settings
         if not self._loaded:  # the registration found in storage at the start (a later run's client)
@@ -309,7 +304,7 @@ class _Guarded(OAuthClientProvider):
         issuer = mismatched_issuer(exc)
         if issuer is None or self.context.auth_server_url:
             return None
-        return issuer if _origin(issuer) == _origin(self.context.server_url) else None
+        return issuer if origin(issuer) == origin(self.context.server_url) else None
 
     def _note_issuer(self) -> None:
         metadata = self.context.oauth_metadata
@@ -348,14 +343,9 @@ class _Guarded(OAuthClientProvider):
         :mod:`~mcp_litellm._transports.endpoint_policy`). A client holding a secret or key (which always has an
         ``oauth.issuer``: its settings require one) sends its flow only to that issuer's origin or the MCP
         server's own origin, ports included."""
-        settings, url, server = self._settings, str(outgoing.url), self.context.server_url
-        problem = endpoint_problem(url, server_url=server, issuer=settings.issuer, allow_http=settings.allow_http)
-        trusted = {_origin(server)} | ({_origin(settings.issuer)} if settings.issuer else set())
-        if problem is None and settings.holds_credentials and _origin(url) not in trusted:
-            target = "://".join(_origin(url))
-            problem = (f"the MCP server sent the OAuth flow to {target}, neither its own origin nor oauth.issuer's, "
-                       "and this client holds a secret or key; set oauth.issuer to that authorization server's URL if "
-                       "it is the one your credentials belong to")
+        settings = self._settings
+        problem = endpoint_problem(str(outgoing.url), server_url=self.context.server_url, issuer=settings.issuer,
+                                   allow_http=settings.allow_http, credentials=settings.holds_credentials)
         if problem is not None:
             raise _RefusedEndpoint(f"OAuth with {self._label}: {problem}", http_status=None)
 

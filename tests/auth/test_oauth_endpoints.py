@@ -95,6 +95,11 @@ def test_the_endpoint_rules():
                             allow_http=False) is None
     # a private address the server names is neither its host nor the issuer
     assert endpoint_problem("https://10.0.0.5/token", server_url=server, issuer=None, allow_http=False)
+    # a client with a secret or key: the issuer's origin or the server's own, ports included
+    assert "holds a secret" in endpoint_problem("http://127.0.0.1:9/token", server_url="http://127.0.0.1:8/mcp",
+                                                issuer="http://127.0.0.1:7", allow_http=False, credentials=True)
+    assert endpoint_problem("http://127.0.0.1:7/token", server_url="http://127.0.0.1:8/mcp",
+                            issuer="http://127.0.0.1:7", allow_http=False, credentials=True) is None
     assert endpoint_problem("http://127.0.0.1:9/token", server_url="http://127.0.0.1:8/mcp", issuer=None,
                             allow_http=False) is None  # this machine: http allowed
 
