@@ -102,6 +102,17 @@ def _auth_method_for(supported: list[str] | None) -> str:
     return "client_secret_basic"
 
 
+def _refresh_margin(lifetime: int) -> float:
+    """Seconds before its expiry at which an access token is refreshed: 10% of its lifetime, at least
+    5 s (half the lifetime of a shorter-lived token), at most 60 s.
+
+    The floor matters for short-lived tokens: a server that rounds the expiry down to a whole second, and
+    the time the response took, make the server's clock run out up to a second or two before ours. A token
+    sent in that gap is refused with a 401, and the SDK answers a 401 with a new authorization (a person
+    asked again) rather than a refresh."""
+    return min(60.0, max(0.1 * lifetime, min(5.0, 0.5 * lifetime)))
+
+
 class _RefusedEndpoint(AuthError):
     """An OAuth request the endpoint policy refused: its message is final, not a flow failure to explain."""
 
@@ -251,7 +262,7 @@ class _Guarded(OAuthClientProvider):
         return ok
 
     async def _refresh_early(self) -> None:
-        """Refresh a little before the access token expires (10% of its lifetime, at most 60 s).
+        """Refresh a little before the access token expires (see :func:`_refresh_margin`).
 
         Before that, look at the stored tokens: another client (another process, or another client of the
         same server) may have refreshed already, and the refresh token this one holds may be used up."""
@@ -259,7 +270,7 @@ class _Guarded(OAuthClientProvider):
         tokens = context.current_tokens
         if context.token_expiry_time is None or tokens is None or not tokens.expires_in:
             return
-        if time.time() < context.token_expiry_time - min(60.0, 0.1 * tokens.expires_in):
+        if time.time() < context.token_expiry_time - _refresh_margin(tokens.expires_in):
             return
         store = self._store
         if (isinstance(store, TokenStore) and store.shared and provider_initialized(self)
@@ -272,7 +283,7 @@ class _Guarded(OAuthClientProvider):
         context, tokens = self.context, self.context.current_tokens
         if (stored is not None and expires is not None and tokens is not None
                 and stored.access_token != tokens.access_token
-                and stored.expires_in and time.time() < expires - min(60.0, 0.1 * stored.expires_in)):
+                and stored.expires_in and time.time() < expires - _refresh_margin(stored.expires_in)):
             context.current_tokens, context.token_expiry_time = stored, expires
             self._remember_secrets()
             return True

@@ -63,6 +63,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
     def __init__(self) -> None:
         self.token_ttl = 3600
         self.refresh_delay = 0.0
+        self.expiry_early = 0.0  # seconds the server's own expiry precedes the expires_in it announces
         self.deny = False
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -103,7 +104,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         access = "at_" + secrets.token_hex(16)
         refresh_token = "rt_" + secrets.token_hex(16) if refresh else None
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time() + self.token_ttl), resource=resource,
+                                          expires_at=int(time.time() + self.token_ttl - self.expiry_early), resource=resource,
                                           subject=subject)
         if refresh_token is not None:
             self.refresh[refresh_token] = RefreshToken(token=refresh_token, client_id=client_id, scopes=scopes,
