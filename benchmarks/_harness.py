@@ -71,15 +71,29 @@ def report(row: Row) -> None:
     print(f"  {row.name}: {value} ({row.verdict()}) {row.detail}", flush=True)
 
 
-async def interleaved(variants: dict[str, Callable[[], Awaitable[float]]], reps: int) -> dict[str, float]:
-    """Run each variant once per repetition, alternating the order; return the median of each."""
+async def interleaved_samples(variants: dict[str, Callable[[], Awaitable[float]]],
+                              reps: int) -> dict[str, list[float]]:
+    """Run each variant once per repetition, alternating the order; return every variant's timings."""
     samples: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
     for rep in range(reps):
         for name in names if rep % 2 == 0 else reversed(names):
             gc.collect()
             samples[name].append(await variants[name]())
+    return samples
+
+
+async def interleaved(variants: dict[str, Callable[[], Awaitable[float]]], reps: int) -> dict[str, float]:
+    """Run each variant once per repetition, alternating the order; return the median of each."""
+    samples = await interleaved_samples(variants, reps)
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def paired_ratio(samples: dict[str, list[float]], ours: str, base: str) -> tuple[float, float, float]:
+    """The median, lowest and highest of ``ours / base`` taken block by block (the two ran side by side in
+    each repetition, so a slow moment of the machine weighs on both sides of one ratio, not on one median)."""
+    ratios = sorted(a / b for a, b in zip(samples[ours], samples[base], strict=True))
+    return statistics.median(ratios), ratios[0], ratios[-1]
 
 
 def fmt_ms(seconds: float) -> str:

@@ -34,13 +34,25 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mcp  # noqa: E402
-from _harness import FIXTURE, ROWS, Row, fmt_ms, interleaved, print_table, raw_and_ours, report  # noqa: E402
+from _harness import (  # noqa: E402
+    FIXTURE,
+    ROWS,
+    Row,
+    fmt_ms,
+    interleaved,
+    interleaved_samples,
+    paired_ratio,
+    print_table,
+    raw_and_ours,
+    report,
+)
 from mcp import StdioServerParameters  # noqa: E402
 
 import mcp_litellm as ml  # noqa: E402
 from tests.servers.fixture_server import build_server  # noqa: E402
 
 ARGS = {"a": 1, "b": 2}
+CALL_BLOCKS = 3  # the sequential-call figures: each repetition as this many shorter blocks
 GROUPS = ("calls", "own-loop", "chat", "stream", "startup", "conversion", "memory", "throughput", "peers",
           "concurrency", "load")
 
@@ -57,6 +69,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
     was called first, so that client's session lives on this loop too (its sync calls cross to it).
     """
     label = f"{transport}, use_running_loop" if own_loop else transport
+    block = n // CALL_BLOCKS
     raw_target, ours = raw_and_ours(transport)
     _, ours_sync_client = raw_and_ours(transport)
     fast = fastmcp_client() if transport == "stdio" else None
@@ -76,7 +89,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
 
             async def raw_seq() -> float:
                 start = time.perf_counter()
-                for _ in range(n):
+                for _ in range(block):
                     result = await raw.call_tool("add", ARGS)
                 assert result.structured_content == {"result": 3}
                 return time.perf_counter() - start
@@ -85,14 +98,14 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
                 # The issue names ClientSession.call_tool: the session under mcp.Client, without the
                 # Client's wrapper (input-required rounds, re-list on HEADER_MISMATCH).
                 start = time.perf_counter()
-                for _ in range(n):
+                for _ in range(block):
                     result = await raw.session.call_tool("add", ARGS)
                 assert result.structured_content == {"result": 3}
                 return time.perf_counter() - start
 
             async def ours_async() -> float:
                 start = time.perf_counter()
-                for _ in range(n):
+                for _ in range(block):
                     result = await ours.aexecute_tool("add", ARGS)
                 assert result.text == "3"
                 return time.perf_counter() - start
@@ -101,7 +114,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
                 # Blocking calls from a plain thread: the way sync users call us.
                 def run() -> float:
                     start = time.perf_counter()
-                    for _ in range(n):
+                    for _ in range(block):
                         result = ours_sync_client.execute_tool("add", ARGS)
                     assert result.text == "3"
                     return time.perf_counter() - start
@@ -111,7 +124,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
             async def fastmcp_seq() -> float:
                 assert fast is not None
                 start = time.perf_counter()
-                for _ in range(n):
+                for _ in range(block):
                     result = await fast.call_tool("add", ARGS)
                 assert result.structured_content == {"result": 3}
                 return time.perf_counter() - start
@@ -119,26 +132,28 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
             variants = {"raw": raw_seq, "session": raw_session_seq, "async": ours_async, "sync": ours_sync}
             if fast is not None:
                 variants["fastmcp"] = fastmcp_seq
-            medians = await interleaved(variants, reps)
-            per_call = f"raw {medians['raw'] / n * 1e6:.0f} us/call"
-            report(Row(f"1. {label}: {n} sequential calls, aexecute_tool / raw mcp.Client.call_tool",
-                       medians["async"] / medians["raw"], 1.10,
-                       f"[{per_call}, ours {medians['async'] / n * 1e6:.0f} us/call]"))
-            report(Row(f"1. {label}: {n} sequential calls, execute_tool (sync) / raw mcp.Client.call_tool",
-                       medians["sync"] / medians["raw"], 1.30,
-                       f"[{per_call}, ours {medians['sync'] / n * 1e6:.0f} us/call]"))
+            # Many short blocks, each variant once per block: a ratio per block, and their median.
+            samples = await interleaved_samples(variants, reps * CALL_BLOCKS)
+            medians = {name: statistics.median(values) * CALL_BLOCKS for name, values in samples.items()}
 
+            def row(what: str, ours_name: str, base: str, target: float | None, detail: str) -> None:
+                ratio, low, high = paired_ratio(samples, ours_name, base)
+                report(Row(f"1. {label}: {n} sequential calls, {what}", ratio, target,
+                           f"[{detail}; {len(samples[base])} blocks of {n // CALL_BLOCKS}, per-block ratio "
+                           f"{low:.2f}-{high:.2f}]"))
+
+            per_call = f"raw {medians['raw'] / n * 1e6:.0f} us/call"
+            row("aexecute_tool / raw mcp.Client.call_tool", "async", "raw", 1.10,
+                f"{per_call}, ours {medians['async'] / n * 1e6:.0f} us/call")
+            row("execute_tool (sync) / raw mcp.Client.call_tool", "sync", "raw", 1.30,
+                f"{per_call}, ours {medians['sync'] / n * 1e6:.0f} us/call")
             per_session = f"ClientSession {medians['session'] / n * 1e6:.0f} us/call"
-            report(Row(f"1. {label}: {n} sequential calls, aexecute_tool / raw ClientSession.call_tool",
-                       medians["async"] / medians["session"], 1.10, f"[{per_session}]"))
-            report(Row(f"1. {label}: {n} sequential calls, execute_tool (sync) / raw ClientSession.call_tool",
-                       medians["sync"] / medians["session"], 1.30, f"[{per_session}]"))
+            row("aexecute_tool / raw ClientSession.call_tool", "async", "session", 1.10, per_session)
+            row("execute_tool (sync) / raw ClientSession.call_tool", "sync", "session", 1.30, per_session)
             if fast is not None:
-                report(Row(f"1. {label}: {n} sequential calls, fastmcp Client.call_tool / raw mcp.Client.call_tool",
-                           medians["fastmcp"] / medians["raw"], None,
-                           f"[fastmcp {version('fastmcp-slim')} {medians['fastmcp'] / n * 1e6:.0f} us/call]"))
-                report(Row(f"1. {label}: {n} sequential calls, aexecute_tool / fastmcp Client.call_tool (same run)",
-                           medians["async"] / medians["fastmcp"], 1.0, ""))
+                row("fastmcp Client.call_tool / raw mcp.Client.call_tool", "fastmcp", "raw", None,
+                    f"fastmcp {version('fastmcp-slim')} {medians['fastmcp'] / n * 1e6:.0f} us/call")
+                row("aexecute_tool / fastmcp Client.call_tool (same run)", "async", "fastmcp", 1.0, "")
             elif transport == "stdio":
                 report(Row(f"1. {label}: fastmcp peer", None, None,
                            "not run: fastmcp is not installed (pip install -e '.[bench]')"))
