@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -99,6 +99,11 @@ def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) ->
                       ) from error
 
 
+def _tool_keys(tool: Tool) -> tuple[str, str]:
+    """The names a tool is looked up by: its LiteLLM name first, then the server's."""
+    return tool.name, tool.mcp_name
+
+
 class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
@@ -147,8 +152,12 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         return await run_async(self._list_tools(refresh))
 
     async def _find_tool(self, name: str, refresh: bool) -> Tool:
+        if not refresh:  # the common case, a call by name: the cached listing's index
+            cached: Tool | None = self._catalog_cache.tools.lookup(name, _tool_keys)
+            if cached is not None:
+                return cached
         try:
-            found: Tool = await self._find("tool", name, refresh, self._list_tools, lambda t: (t.name, t.mcp_name))
+            found: Tool = await self._find("tool", name, refresh, self._list_tools, _tool_keys)
         except NotFoundError as error:
             self._raise_if_withheld(name)
             reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None
@@ -244,15 +253,21 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             finally:
                 _tasks.status_reporter.reset(token)
 
+        def direct(client: Any) -> Awaitable[CallToolResult]:  # the common case: no task, no status to report
+            called: Awaitable[CallToolResult] = client.call_tool(tool.mcp_name, arguments, progress_callback=progress,
+                                                                 meta=meta)
+            return called
+
+        send = direct if report is None and not as_task and _tasks.status_reporter.get() is None else call
         try:
             try:
-                result = await connection.request("tools/call", call, self._timeout(timeout))
+                result = await connection.request("tools/call", send, self._timeout(timeout))
             except ServerError as error:
                 _raise_if_capability_off(error, self.name, tool.mcp_name)
                 if error.code != URL_ELICITATION_REQUIRED:
                     raise
                 await self._complete_url_elicitations(error)  # raises unless the user took every URL
-                result = await connection.request("tools/call", call, self._timeout(timeout))  # once
+                result = await connection.request("tools/call", send, self._timeout(timeout))  # once
             finally:
                 if progress is not None:  # the SDK runs progress callbacks in tasks of their own
                     await progress.drain(self._timeout(timeout))

@@ -44,20 +44,40 @@ class Listing(Generic[T]):
     items: list[T] | None = None
     expires: float | None = None
     generation: int = 0
+    _index: dict[str, T] | None = field(default=None, repr=False)
+
+    def lookup(self, name: str, keys: Callable[[T], tuple[str, ...]]) -> T | None:
+        """The cached item one of whose ``keys`` is ``name`` (``None``: not cached, or no such item).
+
+        An item's first key wins over any item's second one, and earlier items over later ones, as in a
+        scan of the list; the index is built once per stored list, so a call by name costs the same
+        with five tools as with five hundred."""
+        if self.items is None:
+            return None
+        index = self._index
+        if index is None:
+            index = {}
+            rows = [keys(item) for item in self.items]
+            for position in range(max((len(row) for row in rows), default=0)):
+                for item, row in zip(self.items, rows, strict=True):
+                    if position < len(row):
+                        index.setdefault(row[position], item)
+            self._index = index
+        return index.get(name)
 
     def fresh(self) -> bool:
         """Whether the items may be served to a listing (the server gave no ``ttlMs``, or it has not run out)."""
         return self.expires is None or time.monotonic() < self.expires
 
     def drop(self) -> None:
-        self.items, self.expires = None, None
+        self.items, self.expires, self._index = None, None, None
         self.generation += 1
 
     def store(self, items: list[T], generation: int, ttls: list[int]) -> None:
         """Keep ``items`` fetched under ``generation`` (unless dropped since), fresh for the shortest ``ttls``."""
         if generation != self.generation:
             return
-        self.items = items
+        self.items, self._index = items, None
         self.expires = time.monotonic() + min(ttls) / 1000 if ttls else None
 
 

@@ -119,6 +119,26 @@ def test_a_tool_calls_itself_even_when_its_server_name_is_another_tools_litellm_
         assert tools["x"].name == "srv__x" and tools["srv__x"].name == "srv__srv__x"
         assert tools["x"].execute().text == "ran x"
         assert tools["srv__x"].execute().text == "ran srv__x"
+        # By name, a LiteLLM name wins over a server's name, whichever tool comes first in the listing
+        assert client.execute_tool("srv__x").text == "ran x"
+        assert client.execute_tool("srv__srv__x").text == "ran srv__x"
+        assert client.execute_tool("x").text == "ran x"
+    finally:
+        client.stop()
+
+
+def test_a_call_by_name_finds_a_tool_the_server_added_after_the_listing_was_cached():
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("grows")
+    server.add_tool(lambda: "ran one", name="one", description="one")
+    client = ml.client("grows", "memory", {"server": server})
+    try:
+        assert client.execute_tool("one").text == "ran one"  # the listing is cached (and indexed) here
+        server.add_tool(lambda: "ran two", name="two", description="two")  # no list_changed sent
+        assert client.execute_tool("two").text == "ran two"  # not in the index: listed anew, then found
+        server.remove_tool("one")
+        assert client.execute_tool("one").is_error  # still cached: the server answers for itself
     finally:
         client.stop()
 
