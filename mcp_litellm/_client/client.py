@@ -45,10 +45,8 @@ from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 if TYPE_CHECKING:
     import mcp
 
-    from mcp_litellm._client.pins import PinStore
-    from mcp_litellm._core.usage import Usage
-    from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
-    from mcp_litellm.handlers._types import (
+    from mcp_litellm._client.handler_specs import ElicitationSettings, SamplingSettings
+    from mcp_litellm._client.handler_types import (
         ApprovalHandlerArg,
         ElicitationArg,
         ElicitationHandlerArg,
@@ -56,6 +54,8 @@ if TYPE_CHECKING:
         SamplingArg,
         SamplingHandlerArg,
     )
+    from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from mcp_litellm._client.connection import Connection, SessionOptions
+    from mcp_litellm._client.handler_specs import ElicitationSettings, SamplingSettings
     from mcp_litellm._client.roots import Roots
     from mcp_litellm._client.tool import Tool
     from mcp_litellm._core.usage import Usage
-    from mcp_litellm.handlers._settings import ElicitationSettings, SamplingSettings
 
 
 class FeatureHost(Protocol):

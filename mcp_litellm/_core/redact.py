@@ -18,8 +18,9 @@ _SECRET_PARAM = re.compile(
 """Query parameter names whose values are secrets: api_key, apiKey, key, token, access_token, secret,
 an OAuth redirect's code, a PKCE code_verifier, ..."""
 _OAUTH_PLAIN = {"client_id", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url", "grant",
-                "signing_algorithm", "timeout"}
-"""``oauth`` settings shown as they are; the others (client_secret, private_key, ...) are masked."""
+                "signing_algorithm", "timeout", "issuer"}
+"""``oauth`` settings shown as they are (public values: the issuer is the authorization server's public URL);
+the others (client_secret, private_key, token_key, ...) are masked."""
 _QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*?)(?=[&;#\s'\"]|[:,.)]+(?:\s|$)|$)")
 """A query pair in free text; punctuation after a URL that ends a phrase (``...?key=v: it answered``) stays."""
 

@@ -9,13 +9,12 @@ collision a ``ConfigError`` instead.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
@@ -27,9 +26,10 @@ from mcp_litellm._core.errors import (
     TransportError,
     UnsupportedFeature,
 )
-from mcp_litellm._core.naming import distinct_prefixes, hashed_name, safe_tool_name, tool_matches
+from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
 from mcp_litellm._core.redact import redact_chain
 from mcp_litellm._servers.config_file import ServerConfig, load_config
+from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import offers, resource_owner
 
 if TYPE_CHECKING:
@@ -311,22 +311,7 @@ class ClientGroup:
     async def _tools(self, include: Sequence[str] | None, exclude: Sequence[str] | None,
                      refresh: bool) -> list[Tool]:
         listed = await self._gather(lambda c: c.atools(refresh=refresh), "tools", "tools")
-        entries: list[_Entry] = []
-        for client, tools in listed:
-            mode = self._prefix_mode(client)
-            prefix = self._prefixes[client.name]
-            for tool in tools:  # a client from a config already left out the tools its config excludes
-                prefixed = _prefixed(tool, prefix)
-                entries.append(_Entry(tool, prefixed if mode or client.with_prefix else tool.name, mode, prefixed))
-        merged = [tool if tool.name == name else dataclasses.replace(tool, name=name)
-                  for tool, name in _resolve_collisions(entries)]
-        if include is not None:
-            include = _patterns("include", include)
-            merged = [t for t in merged if tool_matches(include, t.client.name, t.name, t.mcp_name)]
-        if exclude is not None:
-            exclude = _patterns("exclude", exclude)
-            merged = [t for t in merged if not tool_matches(exclude, t.client.name, t.name, t.mcp_name)]
-        return merged
+        return merge_tools(listed, self._prefixes, self._prefix_mode, include, exclude)
 
     def tools(self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, *,
               refresh: bool = False) -> list[Tool]:
@@ -497,75 +482,6 @@ def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
                               "remove that setting to use it")
         configs = {name: configs[name] for name in wanted_list}
     return configs
-
-
-def _patterns(what: str, patterns: Sequence[str]) -> list[str]:
-    if isinstance(patterns, str):
-        return [patterns]
-    if not all(isinstance(p, str) for p in patterns):
-        raise ConfigError(f"{what} must be a list of tool names or globs")
-    return list(patterns)
-
-
-class _Entry(NamedTuple):
-    """A tool on its way into the group's list: its name so far, its server's prefix mode, its prefixed name."""
-
-    tool: Tool
-    name: str
-    mode: bool | None
-    prefixed: str
-
-
-def _resolve_collisions(entries: list[_Entry]) -> list[tuple[Tool, str]]:
-    servers_by_name: dict[str, set[str]] = {}
-    for entry in entries:
-        servers_by_name.setdefault(entry.name, set()).add(entry.tool.client.name)
-    resolved = []
-    for tool, name, mode, prefixed in entries:
-        servers = servers_by_name[name]
-        if len(servers) > 1 and name != prefixed:
-            if mode is False:
-                others = ", ".join(repr(s) for s in sorted(servers - {tool.client.name}))
-                raise ConfigError(
-                    f"tool name {name!r} of server {tool.client.name!r} is also offered by server(s) {others}, "
-                    "and prefixes are turned off for it (with_prefix=False); enable with_prefix or exclude one tool"
-                )
-            name = prefixed
-        resolved.append((tool, name))
-    return _separate_clashes(resolved)
-
-
-def _separate_clashes(resolved: list[tuple[Tool, str]]) -> list[tuple[Tool, str]]:
-    """Names that two servers' tools still share after prefixing clash by construction (server ``a``'s tool
-    ``b__c`` and server ``a__b``'s tool ``c`` both become ``a__b__c``). The tool of the server whose name is
-    the whole prefix keeps the name; the others get a short hash of their server and tool, so every tool
-    stays reachable and the other servers' names do not change."""
-    by_name: dict[str, list[Tool]] = {}
-    for tool, name in resolved:
-        by_name.setdefault(name, []).append(tool)
-    renamed: dict[int, str] = {}
-    for name, tools in by_name.items():
-        if len(tools) < 2:
-            continue
-        keeper = max(tools, key=lambda tool: (len(tool.client.name), tool.client.name))
-        for tool in tools:
-            if tool is not keeper:
-                renamed[id(tool)] = hashed_name(name, f"{tool.client.name}\0{tool.mcp_name}")
-                logger.info("tool %r of server %r would be named %r like tool %r of server %r; it is %r instead",
-                            tool.mcp_name, tool.client.name, name, keeper.mcp_name, keeper.client.name,
-                            renamed[id(tool)])
-    return [(tool, renamed.get(id(tool), name)) for tool, name in resolved]
-
-
-def _prefixed(tool: Tool, prefix: str) -> str:
-    """The tool's name with ``prefix``, its server's distinct prefix in the group."""
-    if tool.client.with_prefix:  # the client prefixed it with its own name already
-        if prefix == safe_tool_name(tool.client.name):
-            return tool.name
-        return safe_tool_name(tool.mcp_name, prefix)
-    if tool.name == safe_tool_name(tool.mcp_name):
-        return safe_tool_name(tool.mcp_name, prefix)
-    return safe_tool_name(tool.name, prefix)  # a name made distinct on its own server
 
 
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:

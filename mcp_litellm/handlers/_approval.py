@@ -5,25 +5,22 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Mapping
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar
 
 from mcp_types import ToolAnnotations
 
+from mcp_litellm._client.handler_specs import HandlerSpec
+from mcp_litellm._client.handler_types import ApprovalOutcome, Decision
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.user_code import call_user_code
-from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
+from mcp_litellm.handlers._base import Handler, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
-from mcp_litellm.handlers._specs import HandlerSpec
 
 logger = logging.getLogger("mcp_litellm")
 
 __all__ = ["HumanInTheLoopHandler", "decide_tool_call"]
 
 _BY_THE_USER = "denied by the user"  # the reason of a denial that gives none
-
-
-ApprovalOutcome: TypeAlias = "Decision | bool | str | None"
-"""What a :class:`HumanInTheLoopHandler`'s ``execute`` (or an approval function) returns."""
 
 
 class HumanInTheLoopHandler(Handler):

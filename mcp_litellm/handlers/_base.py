@@ -13,9 +13,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from mcp_litellm._client.handler_types import Decision
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.user_code import call_user_code
 
@@ -34,24 +34,6 @@ __all__ = [
     "guard",
     "reject",
 ]
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What a handler decided. Build one with :func:`accept`, :func:`reject`, :func:`decline`,
-    :func:`cancel`, :func:`approve`, :func:`deny` or :func:`defer` (or the handler methods of the same name).
-
-    Attributes:
-        kind: ``"accept"``, ``"reject"``, ``"decline"``, ``"cancel"``, ``"approve"``, ``"deny"`` or ``"defer"``.
-        value: the accepted response (sampling) or content (elicitation).
-        reason: why it was rejected, declined, cancelled or denied.
-        timeout: for ``defer``: seconds to wait for the external decision (``None``: the handler's default).
-    """
-
-    kind: str
-    value: Any = None
-    reason: str | None = None
-    timeout: float | None = None
 
 
 def accept(value: Any = None) -> Decision:

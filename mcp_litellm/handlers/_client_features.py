@@ -31,6 +31,7 @@ from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToo
 from mcp_litellm._client.call_context import run_in_context
 from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.features import FeatureHost
+from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
@@ -43,7 +44,6 @@ from mcp_litellm.handlers._approval import decide_tool_call
 from mcp_litellm.handlers._elicitation import ElicitationRunner
 from mcp_litellm.handlers._registry import ElicitationRegistry
 from mcp_litellm.handlers._sampling import REJECTED, SamplingRunner, SamplingSpend
-from mcp_litellm.handlers._specs import ElicitationSettings, HandlerSpec, SamplingSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine

@@ -4,88 +4,22 @@ deferred completion, and schema validation of accepted content (invalid content 
 from __future__ import annotations
 
 import copy
-import datetime
-import functools
 import logging
-import re
-import uuid
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any
 
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitRequestFormParams, ElicitResult, ErrorData
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitResult, ErrorData
 
+from mcp_litellm._client.handler_specs import ElicitationSettings
+from mcp_litellm._client.handler_types import Decision, Elicitation, ElicitationOutcome
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.user_code import call_user_code
-from mcp_litellm.handlers._base import Decision, Handler, is_handler_class
+from mcp_litellm.handlers._base import Handler, is_handler_class
 from mcp_litellm.handlers._registry import ElicitationRegistry
-from mcp_litellm.handlers._specs import ElicitationSettings
 
 logger = logging.getLogger("mcp_litellm")
 
-__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "schema_errors", "with_defaults"]
-
-
-_URI_CHARS = r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*"
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:" + _URI_CHARS)  # RFC 3986: a scheme, then URI characters
-_URI_REFERENCE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?" + _URI_CHARS)  # the scheme is optional
-_DATE_TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:[Zz]|[+-](\d\d):(\d\d))")
-
-
-def _is_uri(instance: object) -> bool:
-    return not isinstance(instance, str) or _URI.fullmatch(instance) is not None
-
-
-def _is_uri_reference(instance: object) -> bool:
-    return not isinstance(instance, str) or _URI_REFERENCE.fullmatch(instance) is not None
-
-
-def _is_date_time(instance: object) -> bool:
-    """RFC 3339: ``2024-01-15T10:30:00Z``, ``2024-01-15T10:30:00.5+02:00``."""
-    if not isinstance(instance, str):
-        return True
-    match = _DATE_TIME.fullmatch(instance)
-    if match is None:
-        return False
-    year, month, day, hour, minute, second, offset_hours, offset_minutes = (int(g or 0) for g in match.groups())
-    try:
-        datetime.datetime(year, month, day, hour, minute, min(second, 59))  # second 60: a leap second
-    except ValueError:
-        return False
-    return offset_hours < 24 and offset_minutes < 60
-
-
-@functools.cache
-def _format_checker() -> Any:
-    """jsonschema's ``FormatChecker``, plus the formats MCP forms use that jsonschema checks only with
-    optional packages (``rfc3987``, ``rfc3339-validator``): unchecked, any text would pass."""
-    from jsonschema import FormatChecker
-
-    checker = FormatChecker()
-    for name, check in (("uri", _is_uri), ("uri-reference", _is_uri_reference), ("date-time", _is_date_time)):
-        if name not in checker.checkers:
-            checker.checks(name)(check)
-    return checker
-
-
-def schema_errors(content: Any, schema: dict[str, Any] | None) -> list[str]:
-    """Why ``content`` does not match the requested ``schema`` (empty when it does).
-
-    String formats are checked too: ``email``, ``uri``, ``uri-reference``, ``date``, ``date-time`` and
-    the others jsonschema checks without optional packages.
-    """
-    from jsonschema.validators import validator_for
-
-    if not isinstance(content, dict):
-        return [f"the content must be an object, got {type(content).__name__}"]
-    if not schema:
-        return []
-    validator = validator_for(schema)(schema, format_checker=_format_checker())
-    errors = []
-    for error in sorted(validator.iter_errors(content), key=lambda e: list(e.absolute_path)):
-        where = "/".join(str(p) for p in error.absolute_path)
-        errors.append(f"{where}: {error.message}" if where else error.message)
-    return errors
+__all__ = ["Elicitation", "ElicitationHandler", "ElicitationRunner", "with_defaults"]
 
 
 def with_defaults(content: Any, schema: dict[str, Any] | None) -> Any:
@@ -100,47 +34,6 @@ def with_defaults(content: Any, schema: dict[str, Any] | None) -> Any:
         if name not in filled and isinstance(spec, dict) and "default" in spec:
             filled[name] = copy.deepcopy(spec["default"])
     return filled
-
-
-@dataclass
-class Elicitation:
-    """A server's request for user input, as handlers see it.
-
-    Attributes:
-        id: the server's elicitation id in URL mode, else a generated one; the key for
-            ``ElicitationRegistry.complete`` / ``.cancel``.
-        message: what to ask the user.
-        mode: ``"form"`` (fill in ``requested_schema``) or ``"url"`` (visit ``url``).
-        requested_schema: the JSON schema of the expected content (form mode).
-        url: the page to open (URL mode).
-        server_name: the name of the client (server) that asked.
-        params: the SDK request parameters.
-    """
-
-    id: str
-    message: str
-    mode: str
-    requested_schema: dict[str, Any] | None
-    url: str | None
-    server_name: str
-    params: Any = None
-
-    @classmethod
-    def from_params(cls, params: Any, server_name: str) -> Elicitation:
-        """Build from the SDK's ``ElicitRequestFormParams`` / ``ElicitRequestURLParams``."""
-        if isinstance(params, ElicitRequestFormParams):
-            return cls(uuid.uuid4().hex, params.message, "form", dict(params.requested_schema), None, server_name,
-                       params)
-        eid = getattr(params, "elicitation_id", None) or uuid.uuid4().hex
-        return cls(str(eid), params.message, "url", None, params.url, server_name, params)
-
-    def validate(self, content: Any) -> list[str]:
-        """Why ``content`` would not be accepted (empty when it would)."""
-        return schema_errors(content, self.requested_schema)
-
-
-ElicitationOutcome: TypeAlias = "Decision | Mapping[str, Any] | bool | str | None"
-"""What an :class:`ElicitationHandler`'s ``execute`` (or an elicitation function) returns."""
 
 
 class ElicitationHandler(Handler):

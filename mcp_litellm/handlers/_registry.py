@@ -14,8 +14,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mcp_litellm._client.handler_types import Decision
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm.handlers._base import Decision
 
 __all__ = ["ElicitationRegistry", "HumanInTheLoopRegistry"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar
 
-from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData, ModelPreferences, SamplingMessage
+from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData
 
+from mcp_litellm._client.handler_specs import SamplingSettings
+from mcp_litellm._client.handler_types import Decision, Sample, SamplingOutcome
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core import sampling as _sampling
 from mcp_litellm._core import telemetry
@@ -27,9 +27,8 @@ from mcp_litellm._llm import (
     router_metadata,
     router_model_names,
 )
-from mcp_litellm.handlers._base import Decision, Handler, RateLimiter, is_handler_class
+from mcp_litellm.handlers._base import Handler, RateLimiter, is_handler_class
 from mcp_litellm.handlers._registry import HumanInTheLoopRegistry
-from mcp_litellm.handlers._specs import SamplingSettings
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -38,72 +37,6 @@ __all__ = ["REJECTED", "Sample", "SamplingHandler", "SamplingRunner", "SamplingS
 REJECTED = -1
 """JSON-RPC error code sent when the client refuses a request (the MCP spec's "user rejected")."""
 _APPROVAL_TIMEOUT = 300.0
-
-
-@dataclass
-class Sample:
-    """A server's sampling request, as handlers and guards see it.
-
-    Attributes:
-        params: the SDK's ``CreateMessageRequestParams`` (everything the server sent).
-        server_name: the name of the client (server) that asked.
-        max_tokens: the server's ``maxTokens`` after the user's ``max_tokens`` cap.
-        id: a unique id (used by a deferred approval in ``HumanInTheLoopRegistry``).
-    """
-
-    params: CreateMessageRequestParams
-    server_name: str
-    max_tokens: int
-    id: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-    @property
-    def messages(self) -> list[SamplingMessage]:
-        """The conversation (SDK ``SamplingMessage`` objects)."""
-        return list(self.params.messages)
-
-    @property
-    def message(self) -> str:
-        """All text of the conversation joined by newlines."""
-        return _sampling.request_text(self.params)
-
-    @property
-    def system_prompt(self) -> str | None:
-        """The server's system prompt."""
-        return self.params.system_prompt
-
-    @property
-    def model_preferences(self) -> ModelPreferences | None:
-        """The server's hints and cost/speed/intelligence priorities."""
-        return self.params.model_preferences
-
-    @property
-    def temperature(self) -> float | None:
-        """Requested temperature."""
-        return self.params.temperature
-
-    @property
-    def stop_sequences(self) -> list[str]:
-        """Requested stop sequences."""
-        return list(self.params.stop_sequences or [])
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """The server's provider metadata."""
-        return dict(self.params.metadata or {})
-
-    @property
-    def tools(self) -> list[Any]:
-        """Tools the model may call (SDK ``Tool`` objects)."""
-        return list(self.params.tools or [])
-
-    @property
-    def tool_choice(self) -> str | None:
-        """``"auto"``, ``"required"``, ``"none"`` or ``None``."""
-        return self.params.tool_choice.mode if self.params.tool_choice else None
-
-    def to_litellm_messages(self) -> list[dict[str, Any]]:
-        """The system prompt and messages in LiteLLM format."""
-        return _sampling.to_litellm_messages(self.params)
 
 
 def verdict_reason(verdict: Any, default: str) -> str | None:
@@ -118,10 +51,6 @@ def verdict_reason(verdict: Any, default: str) -> str | None:
     if isinstance(verdict, str) and verdict:
         return verdict
     return default
-
-
-SamplingOutcome: TypeAlias = "Decision | bool"
-"""What a :class:`SamplingHandler`'s ``execute`` returns."""
 
 
 class SamplingHandler(Handler):

@@ -103,9 +103,9 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
               subject: str | None = "test-user") -> OAuthToken:
         access = "at_" + secrets.token_hex(16)
         refresh_token = "rt_" + secrets.token_hex(16) if refresh else None
-        self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time() + self.token_ttl - self.expiry_early), resource=resource,
-                                          subject=subject)
+        expires_at = int(time.time() + self.token_ttl - self.expiry_early)
+        self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes, expires_at=expires_at,
+                                          resource=resource, subject=subject)
         if refresh_token is not None:
             self.refresh[refresh_token] = RefreshToken(token=refresh_token, client_id=client_id, scopes=scopes,
                                                        resource=resource, subject=subject)

@@ -119,3 +119,19 @@ def test_client_repr_masks_oauth_secrets():
     shown = repr(client)
     assert "hunter2" not in shown
     assert "'client_id': 'abc'" in shown and "'authorize': '<function>'" in shown
+
+
+def test_repr_shows_the_issuer_and_masks_the_credentials(tmp_path):
+    """The issuer is a public URL (which authorization server the credentials go to): reprs show it, as they show
+    the client id, while the secret, the private key and the key of stored tokens stay masked."""
+    oauth = {"grant": "client_credentials", "client_id": "machine", "client_secret": "cc-secret-123456",
+             "issuer": "https://auth.example.com", "token_key": "tk-secret-654321"}
+    client = ml.Client("x", "streamable", {"url": URL, "oauth": oauth}, start=False)
+    servers = ml.load_config({"mcpServers": {"notes": {"url": URL, "oauth": oauth}}})
+    jwt = {"grant": "private_key_jwt", "client_id": "m", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEv",
+           "issuer": "https://auth.example.com"}
+    keyed = ml.Client("y", "streamable", {"url": URL, "oauth": jwt}, start=False)
+    for shown in (repr(client), repr(servers["notes"]), repr(keyed)):
+        assert "'issuer': 'https://auth.example.com'" in shown, shown
+        assert "cc-secret" not in shown and "tk-secret" not in shown and "PRIVATE KEY" not in shown, shown
+    assert "'client_secret': '***'" in repr(client) and "'private_key': '***'" in repr(keyed)

@@ -1,7 +1,9 @@
 """What a client feature is set to: a handler with its options (:class:`HandlerSpec`), and the sampling and
-elicitation settings (:class:`SamplingSettings`, :class:`ElicitationSettings`). Plain values, with no
-reference to the handler classes or the argument shapes of ``_types``, so that the handler modules and
-``_settings`` can both use them without an import circle."""
+elicitation settings (:class:`SamplingSettings`, :class:`ElicitationSettings`).
+
+Plain values with no handler logic, kept in the client layer so that the client's own signatures
+(``Client.sampling_settings``, ...) name them without importing :mod:`mcp_litellm.handlers`; the handler
+modules and ``handlers._settings`` build and read them."""
 
 from __future__ import annotations
 
