@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -180,7 +180,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
 
     async def _resolve_tool(self, name: str | Tool,
                             parameters: Mapping[str, Any] | None) -> tuple[Tool, dict[str, Any]]:
-        if parameters is not None and not isinstance(parameters, Mapping):
+        if parameters is not None and type(parameters) is not dict and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
         if isinstance(name, Tool) and name.client is self:
             if self._tool_pins is not None:  # a Tool object kept from before a change: check the current listing
@@ -189,13 +189,19 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             return name, dict(parameters or {})  # a Tool calls itself: no lookup, so no name can stand for another
         return await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False), dict(parameters or {})
 
-    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: ProgressHandler | None, task: bool | None = None) -> ToolResult:
-        tool, arguments = await self._resolve_tool(name, parameters)
-        if not telemetry.enabled():  # no tracer provider: no span (the common case stays as fast as before)
-            return await self._call_tool(tool, arguments, timeout, on_progress, task)
+    def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+                 on_progress: ProgressHandler | None, task: bool | None = None) -> Coroutine[Any, Any, ToolResult]:
+        """The coroutine of one tool call; a plain function, so that without a tracer provider (the common
+        case) a call is the one coroutine of :meth:`_call_tool` and no span is made."""
+        if telemetry.enabled():
+            return self._traced_call(name, parameters, timeout, on_progress, task)
+        return self._call_tool(name, parameters, timeout, on_progress, task)
+
+    async def _traced_call(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+                           on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
+        tool, _ = await self._resolve_tool(name, parameters)
         with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool), kind="client") as span:
-            result = await self._call_tool(tool, arguments, timeout, on_progress, task)
+            result = await self._call_tool(tool, parameters, timeout, on_progress, task)
             if result.is_error:
                 telemetry.fail(span, "tool_error")
             return result
@@ -223,8 +229,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
         return attributes
 
-    async def _call_tool(self, tool: Tool, arguments: dict[str, Any], timeout: float | None,
+    async def _call_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
                          on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
+        tool, arguments = await self._resolve_tool(name, parameters)
         connection = await self._connected()
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
         as_task = not _tasks.is_modern(connection.client.session) and runs_as_task(tool, task, self.name)

@@ -489,6 +489,10 @@ class Client(CatalogMixin):
         A client created inside a running event loop connects here, on its first call, and one whose
         session's loop has closed (``asyncio.run`` returned) reconnects here (on the background loop).
         """
+        connection = self._connection
+        if (connection is not None and connection.alive and not self._log_level_pending
+                and not self._features.missing_capabilities()):
+            return connection  # the common case: a live session with nothing to catch up on
         if self._connect_on_first_use or self._stranded():
             await self._start()
         self._require_connection()

@@ -26,7 +26,7 @@ import contextvars
 import logging
 import sys
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -434,48 +434,51 @@ class Connection:
 
     # -- requests ------------------------------------------------------------------------------------
 
-    async def request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
-        """Run ``call(client)`` with ``timeout`` and translate failures, on the connection's loop.
+    def request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]],
+                timeout: float | None) -> Coroutine[Any, Any, T]:
+        """Run ``call(client)`` with ``timeout`` and translate failures, on the connection's loop (await it).
 
         An expired HTTP session is re-initialised once and the call retried on the new session; a
         lost HTTP session is reconnected (once) before the call. Every error raised here names this
         server and ``method`` in its ``server``/``method`` attributes (the one place requests are made).
+        A plain function returning the coroutine, so a request on the session's own loop (the common
+        case) is one coroutine less.
         """
+        if asyncio.get_running_loop() is not self.loop and not self.stranded:  # work begun elsewhere
+            return run_on(self.loop, self._request(method, call, timeout))
+        return self._request(method, call, timeout)
+
+    async def _request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
         try:
-            if asyncio.get_running_loop() is not self.loop and not self.stranded:  # work begun elsewhere
-                return await run_on(self.loop, self._request(method, call, timeout))
-            return await self._request(method, call, timeout)
+            session, seen = self._session, self._renewals
+            if not session.alive and self.reconnects:
+                session = await self._renew(seen, timeout, why="lost")
+            else:
+                try:
+                    return await self._attempt(session, method, call, timeout)
+                except SessionExpired as expired:
+                    if self._closing or _in_reinit_hook.get():
+                        raise
+                    why = f"HTTP {expired.http_status}"
+                session = await self._renew(seen, timeout, why=why)
+            try:
+                return await self._attempt(session, method, call, timeout)
+            except SessionExpired as again:
+                if again.http_status == 400:
+                    # The server accepted this brand-new session a moment ago, so this 400 is about the
+                    # request itself: report it as the rejected request it is and keep the session.
+                    raise http_error(400, "Bad Request", lead=f"server {self.name!r} answered {method} with",
+                                     detail=again.detail) from again.__cause__
+                session.mark_dead()
+                raise TransportError(
+                    f"server {self.name!r} forgot the MCP session again right after it was re-initialised (HTTP 404 "
+                    f"to {method}), so it does not keep sessions; if it runs behind a load balancer, enable session "
+                    "affinity. The client is disconnected; the next request tries again (or call restart())",
+                    http_status=404,
+                ) from again.__cause__
         except MCPLiteLLMError as exc:
             name_the_request(exc, self.name, method)
             raise
-
-    async def _request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
-        session, seen = self._session, self._renewals
-        if not session.alive and self.reconnects:
-            session = await self._renew(seen, timeout, why="lost")
-        else:
-            try:
-                return await self._attempt(session, method, call, timeout)
-            except SessionExpired as expired:
-                if self._closing or _in_reinit_hook.get():
-                    raise
-                why = f"HTTP {expired.http_status}"
-            session = await self._renew(seen, timeout, why=why)
-        try:
-            return await self._attempt(session, method, call, timeout)
-        except SessionExpired as again:
-            if again.http_status == 400:
-                # The server accepted this brand-new session a moment ago, so this 400 is about the
-                # request itself: report it as the rejected request it is and keep the session.
-                raise http_error(400, "Bad Request", lead=f"server {self.name!r} answered {method} with",
-                                 detail=again.detail) from again.__cause__
-            session.mark_dead()
-            raise TransportError(
-                f"server {self.name!r} forgot the MCP session again right after it was re-initialised (HTTP 404 "
-                f"to {method}), so it does not keep sessions; if it runs behind a load balancer, enable session "
-                "affinity. The client is disconnected; the next request tries again (or call restart())",
-                http_status=404,
-            ) from again.__cause__
 
     async def _attempt(
         self, session: _Session, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None

@@ -8,6 +8,9 @@ streams and the client's own tasks belong to that loop):
 - Opened from sync code, the home is the background loop: a loop on a daemon thread of its own,
   started on first use. Sync methods always run there (or on the client's home when it has one), so
   they work in scripts, worker threads and inside a running loop (a notebook cell).
+- A ``ClientGroup`` goes where its clients' sessions live, and its clients open theirs where the
+  group's work runs: ``async with group`` puts them all on the caller's loop. A pool and its users'
+  groups live on the background loop.
 - ``ml.use_running_loop()`` (:func:`adopt`) makes the calling loop the home of every session opened
   from then on, from any thread, until it closes.
 
@@ -119,12 +122,13 @@ _NOT_A_CLIENT = object()
 
 def _home_of(coro: Coroutine[Any, Any, Any]) -> Any:
     """The home loop of the client whose work ``coro`` is: ``None`` while it has no session, ``_NOT_A_CLIENT``
-    for other work (a group's, a pool's) and for a client whose session's loop has closed: both run on
+    for other work (a pool's) and for a client whose session's loop has closed: both run on
     :func:`get_loop`, which outlives the short-lived loops (such a client reconnects there, once).
 
     The client is the coroutine's ``self`` (a client method) or that object's ``client`` (a tool's,
     resource's or prompt's method): every public method hands one such coroutine to :func:`run_sync` or
-    :func:`run_async`, so this one look here routes them all.
+    :func:`run_async`, so this one look here routes them all. A group answers ``_session_loop`` too (its
+    clients' loop), so it is routed like a client.
     """
     frame = coro.cr_frame if isinstance(coro, CoroutineType) else None
     if frame is None:

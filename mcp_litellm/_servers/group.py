@@ -1,9 +1,12 @@
 """``ClientGroup``: many servers used as one: started together, stopped together, tools merged.
 
-Servers start concurrently on the background loop (startup takes about as long as the slowest
-server). Tool names never collide: when two servers offer the same name, both tools get their
-server prefix (``"{server}__{tool}"``); a server configured with ``with_prefix: false`` makes such a
-collision a ``ConfigError`` instead.
+Servers start concurrently (startup takes about as long as the slowest server). A group's work runs
+where its clients' sessions live: started from async code, on the caller's loop, so its async calls
+there cross no thread; started from sync code, on the background loop (see ``_client/loop.py``).
+
+Tool names never collide: when two servers offer the same name, both tools get their server prefix
+(``"{server}__{tool}"``); a server configured with ``with_prefix: false`` makes such a collision a
+``ConfigError`` instead.
 """
 
 from __future__ import annotations
@@ -132,6 +135,16 @@ class ClientGroup:
         return made, disabled
 
     # -- lifecycle -----------------------------------------------------------------------------------
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The home loop of the group's work (read by ``_client/loop.py``): its first client's with a
+        session, else None, so the group's coroutine runs on the caller's loop and its clients open
+        their sessions there. A client on another loop is reached from there by its own routing."""
+        for client in self._clients.values():
+            loop = client._session_loop()
+            if loop is not None:
+                return loop
+        return None
 
     async def _start(self) -> None:
         pending = [c for c in self._clients.values() if not c.is_alive()]

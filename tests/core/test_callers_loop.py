@@ -233,3 +233,61 @@ def test_interpreter_exit_stops_every_kind_of_client_cleanly(marker: str) -> Non
     assert noise == [], done.stderr
     assert wait_no_processes(marker) == [], "no server process may outlive the interpreter"
     assert processes_with(marker) == []
+
+
+def test_a_group_started_in_async_code_runs_its_calls_on_the_callers_loop(marker: str) -> None:
+    config = {"mcpServers": {"one": _stdio(marker), "two": _stdio(marker)}}
+
+    async def main() -> tuple[bool, bool, list[str], str]:
+        loop = asyncio.get_running_loop()
+        sent = 0
+        real = asyncio.run_coroutine_threadsafe
+
+        def counting(*args: object) -> object:
+            nonlocal sent
+            sent += 1
+            return real(*args)  # type: ignore[arg-type]
+
+        async with ml.ClientGroup(config) as group:
+            owned_here = all(len(_owner_tasks(loop, name)) == 1 for name in ("one", "two"))
+            asyncio.run_coroutine_threadsafe = counting  # type: ignore[assignment]
+            try:
+                names = sorted(tool.name for tool in await group.atools())
+                results = await asyncio.gather(*(group.aexecute_tool("one__add", {"a": i, "b": 1}) for i in range(10)))
+            finally:
+                asyncio.run_coroutine_threadsafe = real
+            # a blocking call from another thread reaches the sessions on this loop
+            pid = await asyncio.to_thread(lambda: group.execute_tool("two__pid", {}).text)
+        return owned_here, sent == 0, [*names[:1], *(r.text for r in results)], pid
+
+    owned_here, no_hop, texts, pid = asyncio.run(main())
+    assert owned_here, "the group's sessions should run on the loop that started it"
+    assert no_hop, "a group's async calls on its own loop should not cross to another thread"
+    assert texts == ["one__add", *(str(i + 1) for i in range(10))]
+    assert pid.isdigit()
+    assert wait_no_processes(marker) == []
+
+
+def test_a_group_left_open_when_its_loop_ends_moves_to_the_background_loop(marker: str) -> None:
+    config = {"mcpServers": {"one": _stdio(marker)}}
+    holder: list[ml.ClientGroup] = []
+
+    async def left_open() -> int:
+        started = await ml.ClientGroup(config).astart()
+        holder.append(started)
+        return int((await started.aexecute_tool("pid", {})).text)
+
+    first = asyncio.run(left_open())
+    assert wait_no_processes(marker) == [], "the loop's end should have ended its sessions' servers"
+    group = holder[0]
+    try:
+        async def later() -> int:
+            return int((await group.aexecute_tool("pid", {})).text)
+
+        second = asyncio.run(later())  # reconnects on the background loop, not "loop is closed"
+        assert second != first
+        assert asyncio.run(later()) == second
+        assert group.execute_tool("pid", {}).text == str(second)
+    finally:
+        group.stop()
+    assert wait_no_processes(marker) == []
