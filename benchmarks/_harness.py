@@ -13,7 +13,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "servers" / "fixture_server.py"
-STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)]}
+SERVER_ENV = {"PYTHONHASHSEED": "0"}
+"""Every fixture server process hashes alike: with random hash seeds, two processes of one server differ in
+speed by a few percent (their dicts and sets are laid out differently), and the variant that got the
+slower process looked slower (pyperf's reason for many worker processes)."""
+STDIO_CONFIG = {"command": sys.executable, "args": [str(FIXTURE)], "env": SERVER_ENV}
 
 
 def raw_and_ours(transport: str) -> tuple[Any, Any]:
@@ -26,7 +30,7 @@ def raw_and_ours(transport: str) -> tuple[Any, Any]:
     from tests.servers.fixture_server import build_server
 
     if transport == "stdio":
-        return StdioServerParameters(command=sys.executable, args=[str(FIXTURE)]), ml.client(
+        return StdioServerParameters(command=sys.executable, args=[str(FIXTURE)], env=SERVER_ENV), ml.client(
             "bench", "stdio", STDIO_CONFIG, start=False)
     return build_server(), ml.client("bench", "memory", {"server": build_server()}, start=False)
 
@@ -71,15 +75,24 @@ def report(row: Row) -> None:
     print(f"  {row.name}: {value} ({row.verdict()}) {row.detail}", flush=True)
 
 
-async def interleaved_samples(variants: dict[str, Callable[[], Awaitable[float]]],
-                              reps: int) -> dict[str, list[float]]:
-    """Run each variant once per repetition, alternating the order; return every variant's timings."""
+async def interleaved_samples(variants: dict[str, Callable[[], Awaitable[float]]], reps: int, *,
+                              gc_off: bool = False) -> dict[str, list[float]]:
+    """Run each variant once per repetition, alternating the order; return every variant's timings.
+
+    ``gc_off``: the cyclic garbage collector is paused while a sample runs (and collects between
+    samples), as ``timeit`` does: with LiteLLM's large heap loaded, one full collection takes tens of
+    milliseconds, and the block it lands in, whichever variant it is, is then off by that much."""
     samples: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
     for rep in range(reps):
         for name in names if rep % 2 == 0 else reversed(names):
             gc.collect()
-            samples[name].append(await variants[name]())
+            if gc_off:
+                gc.disable()
+            try:
+                samples[name].append(await variants[name]())
+            finally:
+                gc.enable()
     return samples
 
 

@@ -37,6 +37,7 @@ import mcp  # noqa: E402
 from _harness import (  # noqa: E402
     FIXTURE,
     ROWS,
+    SERVER_ENV,
     Row,
     fmt_ms,
     interleaved,
@@ -133,7 +134,7 @@ async def bench_calls(transport: str, n: int, reps: int, concurrent: int, own_lo
             if fast is not None:
                 variants["fastmcp"] = fastmcp_seq
             # Many short blocks, each variant once per block: a ratio per block, and their median.
-            samples = await interleaved_samples(variants, reps * CALL_BLOCKS)
+            samples = await interleaved_samples(variants, reps * CALL_BLOCKS, gc_off=True)
             medians = {name: statistics.median(values) * CALL_BLOCKS for name, values in samples.items()}
 
             def row(what: str, ours_name: str, base: str, target: float | None, detail: str) -> None:
@@ -192,7 +193,8 @@ def fastmcp_client() -> Any:
         from fastmcp.client.transports import StdioTransport
     except ImportError:
         return None
-    return Client(StdioTransport(command=sys.executable, args=[str(FIXTURE)]), mode="auto", cache=None)
+    return Client(StdioTransport(command=sys.executable, args=[str(FIXTURE)], env=SERVER_ENV), mode="auto",
+                  cache=None)
 
 
 # -- 5: startup ------------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         tool, arguments = await self._resolve_tool(name, parameters)
         connection = await self._connected()
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
-        as_task = not _tasks.is_modern(connection.client.session) and runs_as_task(tool, task, self.name)
+        as_task = not connection.modern and runs_as_task(tool, task, self.name)
         denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             telemetry.current_span().set_attribute("mcp_litellm.tool.denied", True)

@@ -45,7 +45,9 @@ from mcp_litellm._core.errors import (
     TransportError,
     reason,
 )
+from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_chain
+from mcp_litellm._core.sdk_compat import negotiated_version
 from mcp_litellm._transports import ExitReport, Transport
 from mcp_litellm._transports.http import HttpObserver, http_observer
 
@@ -158,6 +160,8 @@ class _Session:
         self._closed = asyncio.Event()
         self._error: BaseException | None = None
         self._alive = False
+        self.modern = False
+        """Whether the session speaks a 2026-era protocol (set once the handshake is done)."""
         self._task: asyncio.Task[None] | None = None
         self._handshake = HttpObserver()
         self._in_flight = 0
@@ -230,7 +234,8 @@ class _Session:
             )
             async with client:
                 self._client = client
-                self._alive = True
+                self.modern = is_modern(negotiated_version(client.session))
+                self._alive = not self._stop.is_set()  # a close() during the handshake wins
                 self._ready.set()
                 await self._stop.wait()
                 self._alive = False
@@ -246,6 +251,7 @@ class _Session:
 
     async def close(self) -> None:
         """Ask the owner task to leave the session, and wait (bounded) until it did."""
+        self._alive = False
         self._stop.set()
         task = self._task
         if task is None or task.done():
@@ -283,12 +289,14 @@ class _Session:
 
     @property
     def alive(self) -> bool:
-        return self._alive and not self._stop.is_set()
+        """False from the moment the session is asked to stop (``close``, ``mark_dead``) or its owner task
+        leaves it; kept as one flag, since every request reads it several times."""
+        return self._alive
 
     @property
     def client(self) -> mcp.Client:
         client = self._client
-        if client is None or not self.alive:
+        if client is None or not self._alive:
             raise TransportError(
                 f"server {self.name!r} is not connected (it stopped or its connection was lost); "
                 "call restart() to reconnect"
@@ -416,6 +424,11 @@ class Connection:
     def alive(self) -> bool:
         """True while the session is usable (for HTTP: False from a lost connection until a reconnect)."""
         return self._session.alive and not self.loop.is_closed()
+
+    @property
+    def modern(self) -> bool:
+        """Whether the session speaks a 2026-era protocol (``_core.protocol.is_modern``), read once per session."""
+        return self._session.modern
 
     @property
     def stranded(self) -> bool:

@@ -111,7 +111,7 @@ class NotificationsMixin(ListingMixin):
         the SDK's own request path injects the trace context.)"""
         meta: dict[str, Any] = {}
         connection = self._connection
-        if connection is not None and connection.alive and is_modern(connection.client.protocol_version):
+        if connection is not None and connection.alive and connection.modern:
             # Handlers choose the level; without them, ask for what the mcp_litellm logger would show.
             level = self._log_level() if self._log_handlers else _level_for_logger()
             if level is not None:
