@@ -194,6 +194,11 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         _blocked[caller] = _blocked.get(caller, 0) + 1
     try:
         return asyncio.run_coroutine_threadsafe(noted(), loop).result()
+    except concurrent.futures.CancelledError:
+        if abandoned.is_set():
+            raise
+        # Not by this caller (Ctrl-C raises KeyboardInterrupt here): the loop there ended during the call.
+        raise TransportError(_ENDED_DURING_CALL) from None
     except _BlockedLoop:
         if own_thread:
             raise RuntimeError(_OWN_THREAD) from None
@@ -217,6 +222,10 @@ class _BlockedLoop(RuntimeError):
 _OWN_THREAD = ("a synchronous mcp_litellm method was called on the thread whose event loop runs this client's "
                "session (it was started from async code there) and needed that session, which it would block; use "
                "the async twin (await the 'a'-prefixed method) there instead, or start the client from sync code")
+
+
+_ENDED_DURING_CALL = ("the event loop this client's session lived on ended during the call, which was cancelled "
+                      "there; the next call reconnects")
 
 
 def _unblock(loop: asyncio.AbstractEventLoop) -> None:
@@ -248,9 +257,7 @@ async def run_on(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) 
         if done.cancelled():
             return
         if future.cancelled():  # not by this caller: the loop there ended (asyncio.run returned) during the call
-            done.set_exception(TransportError(
-                "the event loop this client's session lived on ended during the call, which was cancelled "
-                "there; the next call reconnects"))
+            done.set_exception(TransportError(_ENDED_DURING_CALL))
         elif (error := future.exception()) is not None:
             done.set_exception(error)
         else:
@@ -280,7 +287,9 @@ async def run_async(coro: Coroutine[Any, Any, T]) -> T:
     elif home is _NOT_A_CLIENT:
         home = get_loop()
     try:
-        if home is here:
+        if home is here or home in _blocked:
+            # On its home, or its home's thread waits in a blocking call for this very work (a group's
+            # sync method on that thread): run it here; what reaches the session there raises (run_on).
             return await coro
         return await run_on(home, coro)
     except MCPLiteLLMError as error:

@@ -291,3 +291,49 @@ def test_a_group_left_open_when_its_loop_ends_moves_to_the_background_loop(marke
     finally:
         group.stop()
     assert wait_no_processes(marker) == []
+
+
+def test_a_groups_sync_methods_on_its_loops_thread_answer_what_needs_no_session(marker: str) -> None:
+    async def main() -> None:
+        async with ml.ClientGroup({"mcpServers": {"one": _stdio(marker), "two": _stdio(marker)}}) as group:
+            listed = sorted(tool.name for tool in await group.atools())
+            assert sorted(tool.name for tool in group.tools()) == listed  # cached: answered on this thread
+            assert group.tool("one__add").name == "one__add"
+            with pytest.raises(RuntimeError, match="async twin"):
+                group.execute_tool("one__add", {"a": 1, "b": 1})  # needs a session on this blocked loop
+            assert (await group.aexecute_tool("one__add", {"a": 1, "b": 1})).text == "2"  # the loop goes on
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    assert wait_no_processes(marker) == []
+
+
+def test_a_blocking_call_in_flight_when_its_clients_loop_ends_fails_with_a_transport_error(marker: str) -> None:
+    outcome: list[BaseException | str] = []
+    holder: list[ml.Client] = []
+
+    async def main() -> threading.Thread:
+        client = await ml.client("ending", "stdio", _stdio(marker), start=False).astart()
+        holder.append(client)
+
+        def blocking() -> None:
+            try:
+                outcome.append(client.execute_tool("wait", {"seconds": 5}).text)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=blocking)
+        thread.start()
+        await asyncio.sleep(0.5)  # the call is in flight on this loop, which now ends
+        return thread
+
+    thread = asyncio.run(main())
+    thread.join(30)
+    client = holder[0]
+    try:
+        [error] = outcome
+        assert isinstance(error, ml.TransportError), repr(error)
+        assert "ended during the call" in str(error)
+        assert client.execute_tool("add", {"a": 1, "b": 1}).text == "2"  # the next call reconnects
+    finally:
+        client.stop()
+    assert wait_no_processes(marker) == []
