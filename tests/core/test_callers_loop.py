@@ -9,11 +9,13 @@ loops in turn, a loop that ends while the client is open, and a clean stop at in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 import textwrap
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,25 +42,31 @@ def _owner_tasks(loop: asyncio.AbstractEventLoop, name: str) -> list[asyncio.Tas
     return [task for task in asyncio.all_tasks(loop) if task.get_name() == f"mcp-litellm:{name}"]
 
 
+@contextlib.contextmanager
+def _counting_hops() -> Iterator[list[int]]:
+    """Count the thread hops (``asyncio.run_coroutine_threadsafe`` calls) made inside the block."""
+    hops = [0]
+    real = asyncio.run_coroutine_threadsafe
+
+    def counting(*args: object) -> object:
+        hops[0] += 1
+        return real(*args)  # type: ignore[arg-type]
+
+    asyncio.run_coroutine_threadsafe = counting  # type: ignore[assignment]
+    try:
+        yield hops
+    finally:
+        asyncio.run_coroutine_threadsafe = real
+
+
 def test_async_calls_run_on_the_callers_loop_without_use_running_loop(marker: str) -> None:
     async def main() -> tuple[list[str], bool, bool]:
         loop = asyncio.get_running_loop()
-        sent = 0
-        real = asyncio.run_coroutine_threadsafe
-
-        def counting(*args: object) -> object:
-            nonlocal sent
-            sent += 1
-            return real(*args)  # type: ignore[arg-type]
-
         async with ml.client("mine", "stdio", _stdio(marker), start=False) as client:
             owned_here = len(_owner_tasks(loop, "mine")) == 1
-            asyncio.run_coroutine_threadsafe = counting  # type: ignore[assignment]
-            try:
+            with _counting_hops() as hops:
                 results = await asyncio.gather(*(client.aexecute_tool("add", {"a": i, "b": 1}) for i in range(20)))
-            finally:
-                asyncio.run_coroutine_threadsafe = real
-        return [r.text for r in results], owned_here, sent == 0
+        return [r.text for r in results], owned_here, hops[0] == 0
 
     texts, owned_here, no_hop = asyncio.run(main())
     assert owned_here, "the session's owner task should run on the loop that started the client"
@@ -240,25 +248,14 @@ def test_a_group_started_in_async_code_runs_its_calls_on_the_callers_loop(marker
 
     async def main() -> tuple[bool, bool, list[str], str]:
         loop = asyncio.get_running_loop()
-        sent = 0
-        real = asyncio.run_coroutine_threadsafe
-
-        def counting(*args: object) -> object:
-            nonlocal sent
-            sent += 1
-            return real(*args)  # type: ignore[arg-type]
-
         async with ml.ClientGroup(config) as group:
             owned_here = all(len(_owner_tasks(loop, name)) == 1 for name in ("one", "two"))
-            asyncio.run_coroutine_threadsafe = counting  # type: ignore[assignment]
-            try:
+            with _counting_hops() as hops:
                 names = sorted(tool.name for tool in await group.atools())
                 results = await asyncio.gather(*(group.aexecute_tool("one__add", {"a": i, "b": 1}) for i in range(10)))
-            finally:
-                asyncio.run_coroutine_threadsafe = real
             # a blocking call from another thread reaches the sessions on this loop
             pid = await asyncio.to_thread(lambda: group.execute_tool("two__pid", {}).text)
-        return owned_here, sent == 0, [*names[:1], *(r.text for r in results)], pid
+        return owned_here, hops[0] == 0, [*names[:1], *(r.text for r in results)], pid
 
     owned_here, no_hop, texts, pid = asyncio.run(main())
     assert owned_here, "the group's sessions should run on the loop that started it"
