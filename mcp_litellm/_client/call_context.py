@@ -39,6 +39,8 @@ class CallContexts:
         self._ids = itertools.count()
         self._settled = asyncio.Event()
         self._settled.set()
+        self.made = 0
+        """How many requests were made on the owner so far (a pool's test of whether a group was used)."""
 
     def enter(self) -> tuple[int, contextvars.Token[object | None]]:
         """Mark the current code as running a request of the owner and remember its context."""
@@ -46,6 +48,7 @@ class CallContexts:
         key = next(self._ids)
         self._calls[key] = contextvars.copy_context()
         self._settled.clear()
+        self.made += 1
         return key, token
 
     def leave(self, entered: tuple[int, contextvars.Token[object | None]]) -> None:

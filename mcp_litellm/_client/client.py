@@ -361,6 +361,12 @@ class Client(CatalogMixin):
         connection = self._connection
         return 0 if connection is None else connection.calls.in_flight
 
+    def _requests_made(self) -> tuple[int, int]:
+        """Which connection this client has and how many requests were made on it (a pool's test of whether a
+        group it handed over was used since)."""
+        connection = self._connection
+        return (0, 0) if connection is None else (id(connection), connection.calls.made)
+
     async def _settled(self) -> None:
         """Return once no request is in flight on this client's session (a pool's drain before it stops one)."""
         connection = self._connection

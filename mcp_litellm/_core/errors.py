@@ -12,7 +12,8 @@ Everything derives from ``MCPLiteLLMError``::
     ├── UnsupportedFeature   the server did not advertise the capability a call needs
     ├── NotFoundError        no tool / resource / prompt / template by that name (lists what exists)
     ├── ToolChangedError     a pinned tool's definition changed (or the tool is new): it is withheld
-    └── ToolLoopLimitError   a chat's model kept calling tools beyond ``max_tool_rounds``
+    ├── ToolLoopLimitError   a chat's model kept calling tools beyond ``max_tool_rounds``
+    └── PoolFullError        a ClientPool had every slot busy for longer than a new user could wait
 
 SDK and transport exceptions are translated once, at the connection boundary, and chained with
 ``raise ... from exc`` so the original stays available as ``__cause__`` (a timeout chains nothing: its
@@ -43,6 +44,7 @@ __all__ = [
     "ConfigError",
     "MCPLiteLLMError",
     "NotFoundError",
+    "PoolFullError",
     "RequestTimeoutError",
     "ServerError",
     "TimeoutError",
@@ -222,6 +224,31 @@ class ToolLoopLimitError(MCPLiteLLMError):
         super().__init__(
             f"the model still asked for tools ({names}) after max_tool_rounds={rounds} rounds; the chat stopped "
             "there. Raise max_tool_rounds on the Chat if the task needs more rounds."
+        )
+
+
+class PoolFullError(MCPLiteLLMError):
+    """A :class:`~mcp_litellm.ClientPool` had ``max_users`` users whose groups were all in use (starting,
+    borrowed, just handed over, or with a request in flight) for as long as a new user could wait for one of
+    them to become idle (``wait_timeout``). Nobody's group was stopped for it; the user can try again.
+
+    Attributes:
+        user: the id of the user who waited.
+        busy: how many users' groups were in use.
+        max_users: the pool's ``max_users``.
+        waited: how many seconds the user waited.
+    """
+
+    def __init__(self, user: str, busy: int, max_users: int, waited: float) -> None:
+        self.user = user
+        self.busy = busy
+        self.max_users = max_users
+        self.waited = waited
+        super().__init__(
+            f"ClientPool is full: user {user!r} waited {waited:.1f}s (wait_timeout) for a slot, but all {busy} users' "
+            f"groups stayed in use (max_users={max_users}: starting, borrowed, or with requests in flight); raise "
+            "max_users or wait_timeout, and release borrowed groups (end each pool.borrow()/aborrow() block) as soon "
+            "as its request is done"
         )
 
 

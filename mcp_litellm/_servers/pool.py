@@ -3,8 +3,10 @@
 Each user gets a :class:`ClientGroup` of their own, connected on first use and reused by their later
 requests. A server marked ``"per_user": true`` gets a connection (for stdio: a process) per user;
 every other server has one connection that all users' groups share. A user's group stops after
-``idle_timeout`` seconds unused, and the least recently used one when ``max_users`` is reached; the
-requests it has in flight finish first. Everything runs on the loop that owns the MCP sessions.
+``idle_timeout`` seconds unused, and the least recently used idle one when ``max_users`` is reached; a
+user whose group is in use is never stopped to make room: a new user waits for a slot instead (up to
+``wait_timeout``, then :class:`PoolFullError`), first come first served. Everything runs on the loop that
+owns the MCP sessions.
 """
 
 from __future__ import annotations
@@ -13,19 +15,27 @@ import asyncio
 import logging
 import os
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
-from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._core.errors import AuthError, ConfigError
-from mcp_litellm._core.naming import distinct_prefixes
+from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
+from mcp_litellm._servers.pool_users import (
+    PoolUser,
+    UserGroup,
+    Waiter,
+    checked_headers,
+    checked_seconds,
+    is_per_user,
+    not_authorized,
+    uses_oauth,
+)
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -36,12 +46,12 @@ _POLL = 0.05
 class ClientPool:
     """The servers of a config file or mapping, connected per user: one :class:`ClientGroup` per user.
 
-    Made once when a web app starts (in its lifespan), closed when it stops; each request asks for
+    Made once when a web app starts (in its lifespan), closed when it stops; each request borrows
     its user's group::
 
         pool = ml.ClientPool("mcp.json", max_users=500, idle_timeout=600)
-        clients = await pool.afor_user(user_id, headers={"Authorization": f"Bearer {user_token}"})
-        tools = await clients.atools()
+        async with pool.aborrow(user_id, headers={"Authorization": f"Bearer {user_token}"}) as clients:
+            tools = await clients.atools()
 
     A server whose config says ``"per_user": true`` gets a connection of its own for each user (a
     stdio server: a process of its own). Every other server is shared: one connection, made on
@@ -52,13 +62,20 @@ class ClientPool:
     ``authorize(url, user_id)``; without one, :meth:`for_user` raises :class:`AuthError` whose
     ``authorization_url`` is where to send that user.
 
+    A user's group is *in use* while it starts, while a :meth:`borrow` block holds it, while a request
+    is in flight on the user's own connections, and from when :meth:`for_user` hands it over until a
+    request is made through it. A group in use is never stopped to make room for another user: when
+    ``max_users`` users all have a group in use, a new user waits for one of them to become idle (first
+    come, first served) for at most ``wait_timeout`` seconds, then gets :class:`PoolFullError`.
+
     Args:
         config: a config file path (JSON or YAML, see :func:`load_config`), a config mapping, or
             ``load_config``'s result.
-        max_users: how many users may have a group at once; the least recently used user's group is
+        max_users: how many users may have a group at once; the least recently used idle user's group is
             stopped to make room (``None``: no limit).
         idle_timeout: seconds after which a user's group that was not used is stopped (``None``: never).
-            A group with a request in flight, or held by :meth:`borrow`, is in use.
+        wait_timeout: at most this many seconds a new user waits for a slot when every user's group is in
+            use; then :class:`PoolFullError` (each call can give its own).
         drain_timeout: at most this many seconds a stopping group waits for its requests in flight.
         strict: as for :class:`ClientGroup`: a server that fails to start fails the user's request
             (``True``), or is left out of that user's group and recorded in its ``failed`` (``False``).
@@ -74,6 +91,7 @@ class ClientPool:
         *,
         max_users: int | None = 1000,
         idle_timeout: float | None = 900.0,
+        wait_timeout: float = 30.0,
         drain_timeout: float = 30.0,
         strict: bool = True,
         with_prefix: bool | None = None,
@@ -85,9 +103,9 @@ class ClientPool:
                               "per-user connections are made from server configs, not from clients")
         if max_users is not None and (not isinstance(max_users, int) or isinstance(max_users, bool) or max_users < 1):
             raise ConfigError(f"max_users must be a positive integer or None, got {max_users!r}")
-        for name, value in (("idle_timeout", idle_timeout), ("drain_timeout", drain_timeout)):
-            if value is not None and (not isinstance(value, int | float) or isinstance(value, bool) or value <= 0):
-                raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
+        checked_seconds("idle_timeout", idle_timeout, optional=True)
+        checked_seconds("wait_timeout", wait_timeout, optional=False)
+        checked_seconds("drain_timeout", drain_timeout, optional=False)
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
         configs = select_configs(config, servers)
@@ -95,6 +113,8 @@ class ClientPool:
         """The most users with a group at once (``None``: no limit)."""
         self.idle_timeout = idle_timeout
         """Seconds unused after which a user's group stops (``None``: never)."""
+        self.wait_timeout = float(wait_timeout)
+        """Seconds a new user waits for a slot when every user's group is in use, before :class:`PoolFullError`."""
         self.drain_timeout = float(drain_timeout)
         self.strict = strict
         self.with_prefix = with_prefix
@@ -102,15 +122,17 @@ class ClientPool:
         """Servers the config marks ``disabled``: never started."""
         self.configs: dict[str, ServerConfig] = {name: c for name, c in configs.items() if not c.disabled}
         """The config of each server of the pool."""
-        self.per_user: list[str] = [name for name, c in self.configs.items() if _is_per_user(c)]
+        self.per_user: list[str] = [name for name, c in self.configs.items() if is_per_user(c)]
         """The servers each user gets a connection of their own to."""
         self.shared: list[str] = [name for name in self.configs if name not in self.per_user]
         """The servers one connection of which serves all users."""
         self._client_options = client_options
-        self._users: OrderedDict[str, _User] = OrderedDict()
+        self._users: OrderedDict[str, PoolUser] = OrderedDict()
+        self._waiters: deque[Waiter] = deque()
         self._shared_group: ClientGroup | None = None
         self._shared_lock: asyncio.Lock | None = None
         self._reaper: asyncio.Task[None] | None = None
+        self._waker: asyncio.Task[None] | None = None
         self._retiring: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -121,7 +143,8 @@ class ClientPool:
         """The ids of the users who have a group now, least recently used first."""
         return list(self._users)
 
-    def for_user(self, user_id: str, headers: Mapping[str, str] | None = None) -> ClientGroup:
+    def for_user(self, user_id: str, headers: Mapping[str, str] | None = None, *,
+                 wait_timeout: float | None = None) -> ClientGroup:
         """The group of ``user_id``: connected on first use, then reused by the user's later requests.
 
         ``headers`` (a user's own API key, say) go to this user's per-user remote servers, merged over
@@ -130,49 +153,54 @@ class ClientPool:
         replaced (the old ones close once their requests in flight finished); left out, the user's
         existing connections are reused as they are.
 
+        The group is in use from when it is handed over until a request is made through it, and then while
+        a request is in flight on it; between requests it is idle and may be stopped to make room for
+        another user (a later request then fails). To keep it for several requests (a chat's turn, whose
+        model thinks between them), use :meth:`borrow`. When ``max_users`` users all have a group in use,
+        a new user waits for a slot for at most ``wait_timeout`` seconds (default: the pool's), then
+        :class:`PoolFullError` is raised.
+
         The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted.
         """
-        return run_sync(self._for_user(user_id, headers))
+        return run_sync(self._for_user(user_id, headers, wait_timeout, hold=False)).group
 
-    async def afor_user(self, user_id: str, headers: Mapping[str, str] | None = None) -> ClientGroup:
+    async def afor_user(self, user_id: str, headers: Mapping[str, str] | None = None, *,
+                        wait_timeout: float | None = None) -> ClientGroup:
         """Async twin of :meth:`for_user`."""
-        return await run_async(self._for_user(user_id, headers))
+        return (await run_async(self._for_user(user_id, headers, wait_timeout, hold=False))).group
 
     @contextmanager
-    def borrow(self, user_id: str, headers: Mapping[str, str] | None = None) -> Iterator[ClientGroup]:
+    def borrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
+               wait_timeout: float | None = None) -> Iterator[ClientGroup]:
         """:meth:`for_user`, held for a block: ``with pool.borrow(user_id) as clients: ...``.
 
         While the block runs, the user's group is in use even between MCP requests (a request of the web
         app waiting on its model for longer than ``idle_timeout``): it is neither stopped as idle nor
         chosen to make room for another user, and an eviction waits for the block to end (up to
-        ``drain_timeout``)."""
-        entry = run_sync(self._hold(user_id, headers))
+        ``drain_timeout``). Entering waits for a slot as :meth:`for_user` does (``wait_timeout``,
+        :class:`PoolFullError`); end the block as soon as its request is done, so that waiting users get in."""
+        entry = run_sync(self._for_user(user_id, headers, wait_timeout, hold=True))
         try:
             yield entry.group
         finally:
             run_sync(self._release(entry))
 
     @asynccontextmanager
-    async def aborrow(self, user_id: str, headers: Mapping[str, str] | None = None) -> AsyncIterator[ClientGroup]:
+    async def aborrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
+                      wait_timeout: float | None = None) -> AsyncIterator[ClientGroup]:
         """Async twin of :meth:`borrow`: ``async with pool.aborrow(user_id) as clients: ...``."""
-        entry = await run_async(self._hold(user_id, headers))
+        entry = await run_async(self._for_user(user_id, headers, wait_timeout, hold=True))
         try:
             yield entry.group
         finally:
             await run_async(self._release(entry))
 
-    async def _hold(self, user_id: str, headers: Mapping[str, str] | None) -> _User:
-        await self._for_user(user_id, headers)
-        entry = self._users[user_id]
-        entry.holds += 1
-        entry.released.clear()
-        return entry
-
-    async def _release(self, entry: _User) -> None:
+    async def _release(self, entry: PoolUser) -> None:
         entry.holds -= 1
         entry.last_used = time.monotonic()
         if not entry.holds:
             entry.released.set()
+            self._admit()
 
     def evict(self, user_id: str) -> bool:
         """Stop ``user_id``'s group now (after its requests in flight); ``False`` if the user had none."""
@@ -182,49 +210,127 @@ class ClientPool:
         """Async twin of :meth:`evict`."""
         return await run_async(self._evict_and_wait(user_id))
 
-    async def _for_user(self, user_id: str, headers: Mapping[str, str] | None) -> ClientGroup:
+    async def _for_user(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
+                        hold: bool) -> PoolUser:
         if not isinstance(user_id, str) or not user_id:
             raise ConfigError(f"for_user() needs a user id (a non-empty str), got {type(user_id).__name__}")
-        wanted = _checked_headers(headers)
+        wanted = checked_headers(headers)
+        checked_seconds("wait_timeout", wait_timeout, optional=True)
         self._check_open()
         shared = await self._ensure_shared()
         self._check_open()
         entry = self._users.get(user_id)
-        if entry is not None and wanted is not None and wanted != entry.headers and self._takes_headers():
+        if entry is not None and self._replaces(entry, wanted):
             logger.debug("user %r gave new headers; replacing their per-user connections", user_id)
             self._evict(user_id)
             entry = None
-        if entry is None:
-            while self.max_users is not None and len(self._users) >= self.max_users:
-                # the least recently used user not holding their group (borrow), else the least recently used
-                oldest = next((u for u, e in self._users.items() if not e.holds), next(iter(self._users)))
-                logger.debug("%d users have connections (max_users); stopping the least recently used, %r",
-                             len(self._users), oldest)
-                self._evict(oldest)
-            entry = self._new_user(user_id, wanted, shared)
-        entry.last_used = time.monotonic()
+        if entry is not None:
+            entry.pending += 1
+        elif not self._waiters and self._make_room():
+            entry = self._new_user(user_id, wanted, shared)  # comes with a pending for this call
+        else:
+            entry = await self._wait_for_room(user_id, wanted, wait_timeout or self.wait_timeout)
         self._users.move_to_end(user_id)
         self._ensure_reaper()
         try:
             await asyncio.shield(entry.starting)
         except BaseException:
-            if entry.starting.done() and self._users.get(user_id) is entry:
-                del self._users[user_id]
+            entry.pending -= 1
             raise
-        entry.last_used = time.monotonic()  # unused from when it is handed over, not from when it began to connect
-        return entry.group
+        entry.hand_over(hold)
+        return entry
+
+    def _replaces(self, entry: PoolUser, wanted: dict[str, str] | None) -> bool:
+        """Whether ``wanted`` headers differ from those ``entry`` was made with, in a way its connections carry."""
+        return wanted is not None and wanted != entry.headers and self._takes_headers()
 
     def _takes_headers(self) -> bool:
         return any(self.configs[name].transport_type in _REMOTE for name in self.per_user)
 
-    def _new_user(self, user_id: str, headers: dict[str, str] | None, shared: ClientGroup) -> _User:
+    def _new_user(self, user_id: str, headers: dict[str, str] | None, shared: ClientGroup) -> PoolUser:
         own = {name: self._user_config(self.configs[name], user_id, headers) for name in self.per_user}
-        group = _UserGroup(own, list(self.configs), shared, self.strict, self.with_prefix, self._client_options)
+        group = UserGroup(own, list(self.configs), shared, self.strict, self.with_prefix, self._client_options)
         starting = asyncio.get_running_loop().create_task(group._start(), name=f"mcp-litellm:user:{user_id}")
-        starting.add_done_callback(_retrieve)
-        entry = _User(group, headers, starting)
+        entry = PoolUser(group, headers, starting, pending=1)
+        starting.add_done_callback(lambda task: self._started(user_id, entry, task))
         self._users[user_id] = entry
         return entry
+
+    def _started(self, user_id: str, entry: PoolUser, task: asyncio.Task[None]) -> None:
+        """A user's start settled: on a failure, nothing is kept for them (their next call tries again), and the
+        slot goes to the next user waiting for one."""
+        if task.cancelled() or task.exception() is not None:
+            if not task.cancelled():
+                logger.debug("user %r's servers failed to start: %s", user_id, task.exception())
+            if self._users.get(user_id) is entry:
+                del self._users[user_id]
+        self._admit()
+
+    # -- slots ---------------------------------------------------------------------------------------
+
+    def _make_room(self) -> bool:
+        """Whether a new user fits now, stopping the least recently used idle user's group if that makes room."""
+        if self.max_users is None or len(self._users) < self.max_users:
+            return True
+        idle = next((user_id for user_id, entry in self._users.items() if not entry.in_use()), None)
+        if idle is None:
+            return False
+        logger.debug("%d users have connections (max_users); stopping the least recently used idle one, %r",
+                     len(self._users), idle)
+        self._evict(idle)
+        return True
+
+    async def _wait_for_room(self, user_id: str, headers: dict[str, str] | None, timeout: float) -> PoolUser:
+        """Queue for a slot; the user's entry (with a pending for this call) once it is their turn."""
+        waiter = Waiter(user_id, headers, asyncio.get_running_loop().create_future())
+        self._waiters.append(waiter)
+        logger.debug("every user's group is in use (max_users=%s); user %r waits for a slot", self.max_users, user_id)
+        self._ensure_waker()
+        began = time.monotonic()
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter.admitted), timeout)
+        except asyncio.TimeoutError:
+            if waiter.admitted.done() and not waiter.admitted.cancelled():
+                return waiter.admitted.result()  # admitted as the time ran out
+            waiter.admitted.cancel()
+            busy = sum(1 for entry in self._users.values() if entry.in_use())
+            raise PoolFullError(user_id, busy, self.max_users or 0, time.monotonic() - began) from None
+        except BaseException:
+            if waiter.admitted.done() and not waiter.admitted.cancelled() and waiter.admitted.exception() is None:
+                waiter.admitted.result().pending -= 1  # admitted, but the caller is gone: the slot goes on
+                self._admit()
+            waiter.admitted.cancel()
+            raise
+
+    def _admit(self) -> None:
+        """Give the users waiting for a slot theirs, in order, while there is room (or their group exists)."""
+        while self._waiters and not self._closed:
+            waiter = self._waiters[0]
+            if waiter.admitted.done():  # timed out or cancelled
+                self._waiters.popleft()
+                continue
+            entry = self._users.get(waiter.user_id)
+            if entry is not None and self._replaces(entry, waiter.headers):
+                self._evict(waiter.user_id)
+                entry = None
+            if entry is not None:
+                entry.pending += 1
+            elif self._shared_group is not None and self._make_room():
+                entry = self._new_user(waiter.user_id, waiter.headers, self._shared_group)
+            else:
+                return
+            self._waiters.popleft()
+            waiter.admitted.set_result(entry)
+
+    def _ensure_waker(self) -> None:
+        """Watch for a user's group becoming idle (a request ending, a handed-over group used) while users wait."""
+        if self._waker is None or self._waker.done():
+            self._waker = asyncio.get_running_loop().create_task(self._wake(), name="mcp-litellm:pool-waiting")
+
+    async def _wake(self) -> None:
+        while self._waiters and not self._closed:
+            self._admit()
+            await asyncio.sleep(_POLL)
 
     @staticmethod
     def _user_config(server: ServerConfig, user_id: str, headers: dict[str, str] | None) -> ServerConfig:
@@ -238,11 +344,11 @@ class ClientPool:
             configured = {k: v for k, v in (config.get("headers") or {}).items()
                           if k.lower() not in {name.lower() for name in headers}}
             config["headers"] = {**configured, **headers}
-        if _uses_oauth(server):
+        if uses_oauth(server):
             oauth = dict(config.get("oauth") or {})
             oauth["user"] = user_id
             if oauth.get("authorize") is None:
-                oauth["authorize"] = _not_authorized(server.name)
+                oauth["authorize"] = not_authorized(server.name)
             config["oauth"] = oauth
         return replace(server, config=config)
 
@@ -275,11 +381,12 @@ class ClientPool:
         if entry is None:
             return False
         self._evict(user_id)
+        self._admit()
         if entry.retired is not None:
             await asyncio.shield(entry.retired)
         return True
 
-    async def _retire(self, entry: _User) -> None:
+    async def _retire(self, entry: PoolUser) -> None:
         """Stop a user's group once its start settled and its requests in flight finished (bounded)."""
         await asyncio.gather(entry.starting, return_exceptions=True)
         with suppress(asyncio.TimeoutError):
@@ -297,12 +404,13 @@ class ClientPool:
         while self._users:
             now = time.monotonic()
             for user_id, entry in list(self._users.items()):
-                if not entry.starting.done() or entry.holds or entry.group._in_flight():
+                if not entry.starting.done() or entry.holds or entry.pending or entry.group._in_flight():
                     entry.last_used = now
                     self._users.move_to_end(user_id)
-                elif now - entry.last_used >= idle_timeout:
+                elif now - entry.last_used >= idle_timeout:  # a group handed over and never used too
                     logger.debug("user %r unused for %ss; stopping their connections", user_id, idle_timeout)
                     self._evict(user_id)
+            self._admit()
             if not self._users:
                 return
             wake = min(entry.last_used for entry in self._users.values()) + idle_timeout
@@ -339,10 +447,16 @@ class ClientPool:
 
     async def _close(self) -> None:
         self._closed = True
-        reaper, self._reaper = self._reaper, None
-        if reaper is not None:
-            reaper.cancel()
-            await asyncio.gather(reaper, return_exceptions=True)
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.admitted.done():
+                waiter.admitted.set_exception(ConfigError(
+                    f"this ClientPool was closed while user {waiter.user_id!r} waited for a slot; make a new one"))
+        for task in (self._reaper, self._waker):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self._reaper = self._waker = None
         for user_id in list(self._users):
             self._evict(user_id)
         if self._retiring:
@@ -369,96 +483,3 @@ class ClientPool:
         state = ", closed" if self._closed else ""
         return (f"ClientPool(shared={self.shared}, per_user={self.per_user}, users={len(self._users)}, "
                 f"max_users={self.max_users}, idle_timeout={self.idle_timeout}{state})")
-
-
-def _released() -> asyncio.Event:
-    event = asyncio.Event()
-    event.set()
-    return event
-
-
-@dataclass(eq=False)
-class _User:
-    """One user's group, the headers it was made with, and when it was last asked for."""
-
-    group: _UserGroup
-    headers: dict[str, str] | None = field(repr=False)  # a user's credential: never in a repr
-    starting: asyncio.Task[None] = field(repr=False)
-    last_used: float = field(default_factory=time.monotonic)
-    retired: asyncio.Task[None] | None = None
-    holds: int = 0  # blocks of borrow() running now
-    released: asyncio.Event = field(default_factory=_released, repr=False)  # set while no block holds the group
-
-
-class _UserGroup(ClientGroup):
-    """A user's group: their own connections plus the pool's shared ones, which it never starts or stops."""
-
-    def __init__(self, own: Mapping[str, ServerConfig], order: list[str], shared: ClientGroup, strict: bool,
-                 with_prefix: bool | None, client_options: Mapping[str, Any]) -> None:
-        super().__init__(dict(own), strict=strict, with_prefix=with_prefix, **client_options)
-        self._order = order
-        self._shared = shared
-        self._own: list[Client] = list(self._clients.values())
-
-    async def _start(self) -> None:
-        await super()._start()  # the user's own servers; on a failure (strict) they are stopped again
-        self._own = list(self._clients.values())
-        clients = {**self._clients, **self._shared._clients}
-        self._clients = {name: clients[name] for name in self._order if name in clients}
-        self.configs = {**self.configs, **self._shared.configs}
-        self.failed.update(self._shared.failed)
-        self._prefixes = distinct_prefixes(list(self._clients))
-
-    async def _stop(self) -> None:
-        results = await asyncio.gather(*(c.astop() for c in self._own), return_exceptions=True)
-        for client, result in zip(self._own, results, strict=True):
-            if isinstance(result, BaseException):
-                logger.warning("stopping server %r failed: %s", client.name, result)
-
-    def _in_flight(self) -> int:
-        """Requests in flight on the user's own connections."""
-        return sum(client._in_flight() for client in self._own)
-
-    async def _settled(self) -> None:
-        """Return once no request is in flight on the user's own connections."""
-        await asyncio.gather(*(client._settled() for client in self._own))
-
-
-def _is_per_user(server: ServerConfig) -> bool:
-    return server.per_user if server.per_user is not None else _uses_oauth(server)
-
-
-def _uses_oauth(server: ServerConfig) -> bool:
-    return server.config.get("auth") == "oauth" or server.config.get("oauth") is not None
-
-
-def _not_authorized(name: str) -> Callable[[str, str], str]:
-    """The ``authorize`` of a per-user OAuth server without one: the user has to be sent to ``url``."""
-
-    def authorize(url: str, user: str) -> str:
-        error = AuthError(f"user {user!r} has not authorized server {name!r} yet: send them to the authorization "
-                          f"URL (AuthError.authorization_url), or give the server an oauth.authorize(url, user) "
-                          f"callable that does; the URL: {url}", http_status=None)
-        error.authorization_url = url
-        raise error
-
-    return authorize
-
-
-def _checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:
-    if headers is None:
-        return None
-    if not isinstance(headers, Mapping):
-        raise ConfigError(f"headers must be a mapping of header names to strings, got {type(headers).__name__}")
-    for name, value in headers.items():
-        if not isinstance(name, str) or not isinstance(value, str):  # never quote a value: it may be a token
-            raise ConfigError(f"headers must map header names (str) to values (str); header {name!r} has a "
-                              f"{type(value).__name__} value" if isinstance(name, str) else
-                              f"headers must map header names (str) to values (str), got a {type(name).__name__} name")
-    return dict(headers)
-
-
-def _retrieve(task: asyncio.Task[None]) -> None:
-    """Mark a start's failure as seen (its waiters get it; a start nobody waits for any more is logged at debug)."""
-    if not task.cancelled() and task.exception() is not None:
-        logger.debug("a user's servers failed to start: %s", task.exception())

@@ -18,7 +18,8 @@ from tests.servers.fixture_server import build_server
 PUBLIC = [
     "AuthError", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion",
     "Config", "ConfigError", "FilePinStore", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext",
-    "NotFoundError", "PinStore", "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError", "Resource",
+    "NotFoundError", "PinStore", "PoolFullError", "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError",
+    "Resource",
     "ResourceTemplate", "ServerError", "SseConfig", "StdioConfig", "StreamableConfig", "Task", "Tool", "ToolCall",
     "ToolChangedError", "ToolContext", "ToolLoopLimitError", "ToolResult", "TransportError", "UnsupportedFeature",
     "Usage", "__version__", "aestablish_connection", "client", "config", "configure", "establish_connection",
