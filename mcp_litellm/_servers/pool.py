@@ -316,7 +316,12 @@ class ClientPool:
             if entry is not None:
                 entry.pending += 1
             elif self._shared_group is not None and self._make_room():
-                entry = self._new_user(waiter.user_id, waiter.headers, self._shared_group)
+                try:
+                    entry = self._new_user(waiter.user_id, waiter.headers, self._shared_group)
+                except Exception as exc:  # the user's config is bad (a ConfigError): theirs to see, nobody else's
+                    self._waiters.popleft()
+                    waiter.admitted.set_exception(exc)
+                    continue
             else:
                 return
             self._waiters.popleft()
