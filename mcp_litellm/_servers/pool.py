@@ -230,10 +230,12 @@ class ClientPool:
             entry = self._new_user(user_id, wanted, shared)  # comes with a pending for this call
         else:
             entry = await self._wait_for_room(user_id, wanted, wait_timeout or self.wait_timeout)
-        self._users.move_to_end(user_id)
+        if self._users.get(user_id) is entry:  # (a start that failed at once is already gone)
+            self._users.move_to_end(user_id)
         self._ensure_reaper()
         try:
             await asyncio.shield(entry.starting)
+            self._check_open()  # closed while the user's servers started: their group is being stopped
         except BaseException:
             entry.pending -= 1
             raise
@@ -290,6 +292,7 @@ class ClientPool:
         try:
             return await asyncio.wait_for(asyncio.shield(waiter.admitted), timeout)
         except asyncio.TimeoutError:
+            self._admit()  # a group may have become idle since the last look
             if waiter.admitted.done() and not waiter.admitted.cancelled():
                 return waiter.admitted.result()  # admitted as the time ran out
             waiter.admitted.cancel()

@@ -19,7 +19,7 @@ from mcp_litellm._servers.group import ClientGroup
 logger = logging.getLogger("mcp_litellm")
 
 
-def released() -> asyncio.Event:
+def _set_event() -> asyncio.Event:
     """An event that is set (no block holds the group)."""
     event = asyncio.Event()
     event.set()
@@ -42,7 +42,7 @@ class PoolUser:
     holds: int = 0  # blocks of borrow() running now
     pending: int = 0  # for_user()/borrow() calls waiting for the group's start, to be handed it
     handed: tuple[tuple[int, int], ...] | None = None  # the requests made when for_user() handed it over
-    released: asyncio.Event = field(default_factory=released, repr=False)  # set while no block holds the group
+    released: asyncio.Event = field(default_factory=_set_event, repr=False)  # set while no block holds the group
 
     def in_use(self) -> bool:
         """Whether stopping this user's group now could break a request or a caller holding it."""
