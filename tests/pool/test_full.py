@@ -207,3 +207,36 @@ def test_sync_borrow_from_threads_waits_for_a_slot(pool_http):
         for thread in holders:
             thread.join(60)
         assert pool.for_user("c").execute_tool("whoami").text == "anonymous"
+
+
+async def test_waiting_users_get_in_first_come_first_served_and_a_cancelled_one_keeps_no_slot(pool_http):
+    config = {"mcpServers": {"api": {"url": pool_http, "per_user": True}}}
+    async with ml.ClientPool(config, max_users=1, wait_timeout=60) as pool:
+        order: list[str] = []
+        inside, leave = asyncio.Event(), asyncio.Event()
+
+        async def request(user: str, hold: bool = False) -> str:
+            async with pool.aborrow(user, headers={"X-API-Key": user}) as servers:
+                order.append(user)
+                if hold:
+                    inside.set()
+                    await leave.wait()
+                return (await servers.aexecute_tool("whoami")).text
+
+        async def queue(user: str) -> asyncio.Future[str]:
+            waiting = len(pool._waiters)
+            task = asyncio.ensure_future(request(user))
+            deadline = time.monotonic() + 30
+            while len(pool._waiters) == waiting and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            return task
+
+        holder = asyncio.ensure_future(request("alice", hold=True))
+        await inside.wait()
+        bob, carol, dave, erin = [await queue(user) for user in ("bob", "carol", "dave", "erin")]
+        carol.cancel()  # the web request went away while it waited: it takes no slot
+        with pytest.raises(asyncio.CancelledError):
+            await carol
+        leave.set()
+        assert await asyncio.gather(holder, bob, dave, erin) == ["alice", "bob", "dave", "erin"]
+        assert order == ["alice", "bob", "dave", "erin"] and pool.users == ["erin"]
