@@ -18,7 +18,6 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager, suppress
-from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -27,19 +26,18 @@ from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
 from mcp_litellm._servers.pool_users import (
+    REMOTE,
     PoolUser,
     UserGroup,
     Waiter,
     checked_headers,
     checked_seconds,
     is_per_user,
-    not_authorized,
-    uses_oauth,
+    user_config,
 )
 
 logger = logging.getLogger("mcp_litellm")
 
-_REMOTE = ("streamable", "sse")
 _POLL = 0.05
 
 
@@ -247,10 +245,10 @@ class ClientPool:
         return wanted is not None and wanted != entry.headers and self._takes_headers()
 
     def _takes_headers(self) -> bool:
-        return any(self.configs[name].transport_type in _REMOTE for name in self.per_user)
+        return any(self.configs[name].transport_type in REMOTE for name in self.per_user)
 
     def _new_user(self, user_id: str, headers: dict[str, str] | None, shared: ClientGroup) -> PoolUser:
-        own = {name: self._user_config(self.configs[name], user_id, headers) for name in self.per_user}
+        own = {name: user_config(self.configs[name], user_id, headers) for name in self.per_user}
         group = UserGroup(own, list(self.configs), shared, self.strict, self.with_prefix, self._client_options)
         starting = asyncio.get_running_loop().create_task(group._start(), name=f"mcp-litellm:user:{user_id}")
         entry = PoolUser(group, headers, starting, pending=1)
@@ -339,26 +337,6 @@ class ClientPool:
         while self._waiters and not self._closed:
             self._admit()
             await asyncio.sleep(_POLL)
-
-    @staticmethod
-    def _user_config(server: ServerConfig, user_id: str, headers: dict[str, str] | None) -> ServerConfig:
-        """A user's copy of a per-user server's config: their headers merged in, and for OAuth their user id
-        (so their tokens are stored apart) and, without an ``authorize`` callable, one that raises
-        :class:`AuthError` with the authorization URL."""
-        if server.transport_type not in _REMOTE:
-            return server
-        config = dict(server.config)
-        if headers:
-            configured = {k: v for k, v in (config.get("headers") or {}).items()
-                          if k.lower() not in {name.lower() for name in headers}}
-            config["headers"] = {**configured, **headers}
-        if uses_oauth(server):
-            oauth = dict(config.get("oauth") or {})
-            oauth["user"] = user_id
-            if oauth.get("authorize") is None:
-                oauth["authorize"] = not_authorized(server.name)
-            config["oauth"] = oauth
-        return replace(server, config=config)
 
     async def _ensure_shared(self) -> ClientGroup:
         if self._shared_group is not None:

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_litellm._client.client import Client
@@ -17,6 +17,9 @@ from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup
 
 logger = logging.getLogger("mcp_litellm")
+
+REMOTE = ("streamable", "sse")
+"""The transports a user's own headers go to."""
 
 
 def _set_event() -> asyncio.Event:
@@ -132,6 +135,26 @@ def not_authorized(name: str) -> Callable[[str, str], str]:
         raise error
 
     return authorize
+
+
+def user_config(server: ServerConfig, user_id: str, headers: dict[str, str] | None) -> ServerConfig:
+    """A user's copy of a per-user server's config: their headers merged in, and for OAuth their user id
+    (so their tokens are stored apart) and, without an ``authorize`` callable, one that raises
+    :class:`AuthError` with the authorization URL."""
+    if server.transport_type not in REMOTE:
+        return server
+    config = dict(server.config)
+    if headers:
+        configured = {k: v for k, v in (config.get("headers") or {}).items()
+                      if k.lower() not in {name.lower() for name in headers}}
+        config["headers"] = {**configured, **headers}
+    if uses_oauth(server):
+        oauth = dict(config.get("oauth") or {})
+        oauth["user"] = user_id
+        if oauth.get("authorize") is None:
+            oauth["authorize"] = not_authorized(server.name)
+        config["oauth"] = oauth
+    return replace(server, config=config)
 
 
 def checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:
