@@ -175,6 +175,13 @@ async def async_use() -> None:
         mine: ml.ClientGroup = await pool.afor_user("alice", headers={"Authorization": "Bearer t"})
         users: list[str] = pool.users
         print(await mine.atools(), users, await pool.aevict("alice"))
+        try:
+            async with pool.aborrow("bob", wait_timeout=5.0) as theirs:
+                print(await theirs.atools())
+        except ml.PoolFullError as full:
+            busy: int = full.busy
+            waited: float = full.waited
+            print(busy, waited, full.max_users, full.user, pool.wait_timeout)
     with ml.ClientPool({"mcpServers": {}}, max_users=None, idle_timeout=None) as sync_pool:
         print(sync_pool.for_user("bob").tools(), sync_pool.evict("bob"))
         sync_pool.close()
