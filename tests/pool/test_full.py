@@ -68,7 +68,7 @@ async def test_two_users_at_max_users_1_the_second_waits_then_gets_its_own_group
                 pass
         assert time.monotonic() - started >= 0.5
         assert FULL.match(str(info.value)), str(info.value)
-        assert "'frank' waited 0." in str(info.value) and "all 1 users'" in str(info.value)
+        assert "user 'frank' waited " in str(info.value) and "all 1 users'" in str(info.value)
         assert (info.value.user, info.value.busy, info.value.max_users) == ("frank", 1, 1)
         assert info.value.waited >= 0.5
         with pytest.raises(ml.PoolFullError):
