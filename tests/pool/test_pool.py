@@ -150,8 +150,9 @@ def test_bad_settings_say_what_to_do(pool_http):
     shared = ml.ClientPool({"mcpServers": {"remote": {"url": pool_http, "auth": "oauth", "per_user": False}}})
     assert shared.shared == ["remote"] and shared.per_user == []
     config = {"mcpServers": {"api": {"url": pool_http, "per_user": True}}}
-    for bad in ({"max_users": 0}, {"idle_timeout": -1}, {"max_users": True}):
-        with pytest.raises(ml.ConfigError):
+    for bad in ({"max_users": 0}, {"idle_timeout": -1}, {"max_users": True}, {"wait_timeout": 0},
+                {"wait_timeout": None}):
+        with pytest.raises(ml.ConfigError, match=next(iter(bad))):
             ml.ClientPool(config, **bad)
     with pytest.raises(ml.ConfigError, match="per_user"):
         ml.ClientPool({"mcpServers": {"api": {"url": pool_http, "per_user": "yes"}}})
@@ -161,6 +162,8 @@ def test_bad_settings_say_what_to_do(pool_http):
         assert "12345" not in str(info.value) and "Authorization" in str(info.value)
         with pytest.raises(ml.ConfigError):
             pool.for_user("")
+        with pytest.raises(ml.ConfigError, match="wait_timeout must be a positive number of seconds"):
+            pool.for_user("alice", wait_timeout=-1)
     with pytest.raises(ml.ConfigError, match="closed"):
         pool.for_user("alice")
 
