@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,7 @@ class CuttingRelay:
         self.upstream = upstream
         self.port = 0
         self.seen: list[Seen] = []
-        self._doomed: list[str | None] = []
+        self._doomed: list[tuple[str | None, Callable[[], object] | None]] = []
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
@@ -53,10 +54,11 @@ class CuttingRelay:
     def url(self, path: str = "/mcp") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def cut(self, tool: str | None = None) -> None:
-        """Cut the answer to the next ``tools/call`` of ``tool`` (of any tool when ``None``)."""
+    def cut(self, tool: str | None = None, *, before: Callable[[], object] | None = None) -> None:
+        """Cut the answer to the next ``tools/call`` of ``tool`` (of any tool when ``None``); ``before()``
+        runs (in a worker thread) once the whole answer was read from the server, before the cut."""
         with self._lock:
-            self._doomed.append(tool)
+            self._doomed.append((tool, before))
         self.cut_done.clear()
 
     def sessions(self, rpc_method: str | None = "tools/call") -> list[str | None]:
@@ -95,15 +97,15 @@ class CuttingRelay:
 
     # -- one connection ------------------------------------------------------------------------
 
-    def _dooms(self, seen: Seen) -> bool:
+    def _dooms(self, seen: Seen) -> tuple[bool, Callable[[], object] | None]:
         if seen.http_method != "POST" or seen.rpc_method != "tools/call":
-            return False
+            return False, None
         with self._lock:
-            for index, tool in enumerate(self._doomed):
+            for index, (tool, before) in enumerate(self._doomed):
                 if tool is None or tool == seen.tool:
                     del self._doomed[index]
-                    return True
-        return False
+                    return True, before
+        return False, None
 
     async def _relay(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         server_writer: asyncio.StreamWriter | None = None
@@ -114,7 +116,7 @@ class CuttingRelay:
             headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
             body = await client_reader.readexactly(int(headers.get("content-length", "0") or 0))
             seen = Seen(http_method, headers.get("mcp-session-id"), *_rpc(body))
-            seen.cut = self._dooms(seen)
+            seen.cut, before = self._dooms(seen)
             self.seen.append(seen)
             kept = [line for line in lines[1:] if line and not line.lower().startswith("connection:")]
             forwarded = "\r\n".join([lines[0], *kept, "Connection: close", "", ""]).encode("latin-1")
@@ -122,7 +124,7 @@ class CuttingRelay:
             server_writer.write(forwarded + body)
             await server_writer.drain()
             if seen.cut:
-                await self._cut(server_reader, client_writer)
+                await self._cut(server_reader, client_writer, before)
                 return
             await _pump_until_either_ends(client_reader, server_reader, client_writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
@@ -132,13 +134,16 @@ class CuttingRelay:
                 if writer is not None:
                     writer.close()
 
-    async def _cut(self, server_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+    async def _cut(self, server_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
+                   before: Callable[[], object] | None) -> None:
         answer = b""
         while not any(marker in answer.partition(b"\r\n\r\n")[2] for marker in _ANSWER_MARKERS):
             chunk = await server_reader.read(65536)
             if not chunk:
                 break
             answer += chunk
+        if before is not None:
+            await asyncio.to_thread(before)
         head, _, body = answer.partition(b"\r\n\r\n")
         where = min((body.find(m) for m in _ANSWER_MARKERS if m in body), default=len(body) // 2)
         client_writer.write(head + b"\r\n\r\n" + body[:where])

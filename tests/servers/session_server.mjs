@@ -27,12 +27,12 @@ const readOnly = { readOnlyHint: true };
 function buildServer() {
     const server = new McpServer({ name: 'sessions', version: '1.0.0' });
     server.registerTool('whoami', { description: 'The MCP session id of this call.', annotations: readOnly },
-        async (extra) => { count('whoami'); return text(extra.sessionId || ''); });
+        async (extra) => { count('whoami'); return text(extra.sessionId || '(no session)'); });
     server.registerTool('remember', { description: 'Remember a value in this session.',
                                       inputSchema: { value: z.string() } },
         async ({ value }, extra) => { remembered[extra.sessionId] = value; return text('ok'); });
     server.registerTool('recall', { description: 'The value remembered in this session.', annotations: readOnly },
-        async (extra) => text(remembered[extra.sessionId] || ''));
+        async (extra) => text(remembered[extra.sessionId] || '(nothing)'));
     server.registerTool('bump', { description: 'Count one more bump (not idempotent).' },
         async () => text(count('bump')));
     server.registerTool('peek', { description: 'Read something (read-only); counts its runs.', annotations: readOnly },

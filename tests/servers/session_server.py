@@ -38,7 +38,7 @@ def build_server(name: str = "sessions") -> MCPServer:
     @server.tool(description="The MCP session id of this call.", annotations=READ_ONLY)
     def whoami(ctx: Context) -> str:
         runs["whoami"] += 1
-        return _session(ctx)
+        return _session(ctx) or "(no session)"
 
     @server.tool(description="Remember a value in this session.")
     def remember(value: str, ctx: Context) -> str:
@@ -47,7 +47,7 @@ def build_server(name: str = "sessions") -> MCPServer:
 
     @server.tool(description="The value remembered in this session.", annotations=READ_ONLY)
     def recall(ctx: Context) -> str:
-        return remembered.get(_session(ctx), "")
+        return remembered.get(_session(ctx), "(nothing)")
 
     @server.tool(description="Count one more bump (not idempotent).")
     def bump() -> int:
