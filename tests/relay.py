@@ -41,7 +41,7 @@ class CuttingRelay:
         self.upstream = upstream
         self.port = 0
         self.seen: list[Seen] = []
-        self._doomed: list[tuple[str | None, Callable[[], object] | None]] = []
+        self._doomed: list[tuple[str | None, Callable[[], object] | None, bool]] = []
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
@@ -54,11 +54,13 @@ class CuttingRelay:
     def url(self, path: str = "/mcp") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def cut(self, tool: str | None = None, *, before: Callable[[], object] | None = None) -> None:
+    def cut(self, tool: str | None = None, *, before: Callable[[], object] | None = None,
+            nothing: bool = False) -> None:
         """Cut the answer to the next ``tools/call`` of ``tool`` (of any tool when ``None``); ``before()``
-        runs (in a worker thread) once the whole answer was read from the server, before the cut."""
+        runs (in a worker thread) once the whole answer was read from the server, before the cut.
+        ``nothing``: forward not even the answer's head (the connection drops before the answer starts)."""
         with self._lock:
-            self._doomed.append((tool, before))
+            self._doomed.append((tool, before, nothing))
         self.cut_done.clear()
 
     def sessions(self, rpc_method: str | None = "tools/call") -> list[str | None]:
@@ -97,15 +99,15 @@ class CuttingRelay:
 
     # -- one connection ------------------------------------------------------------------------
 
-    def _dooms(self, seen: Seen) -> tuple[bool, Callable[[], object] | None]:
+    def _dooms(self, seen: Seen) -> tuple[str | None, Callable[[], object] | None, bool] | None:
         if seen.http_method != "POST" or seen.rpc_method != "tools/call":
-            return False, None
+            return None
         with self._lock:
-            for index, (tool, before) in enumerate(self._doomed):
-                if tool is None or tool == seen.tool:
+            for index, doomed in enumerate(self._doomed):
+                if doomed[0] is None or doomed[0] == seen.tool:
                     del self._doomed[index]
-                    return True, before
-        return False, None
+                    return doomed
+        return None
 
     async def _relay(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         server_writer: asyncio.StreamWriter | None = None
@@ -116,15 +118,16 @@ class CuttingRelay:
             headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
             body = await client_reader.readexactly(int(headers.get("content-length", "0") or 0))
             seen = Seen(http_method, headers.get("mcp-session-id"), *_rpc(body))
-            seen.cut, before = self._dooms(seen)
+            doomed = self._dooms(seen)
+            seen.cut = doomed is not None
             self.seen.append(seen)
             kept = [line for line in lines[1:] if line and not line.lower().startswith("connection:")]
             forwarded = "\r\n".join([lines[0], *kept, "Connection: close", "", ""]).encode("latin-1")
             server_reader, server_writer = await asyncio.open_connection("127.0.0.1", self.upstream)
             server_writer.write(forwarded + body)
             await server_writer.drain()
-            if seen.cut:
-                await self._cut(server_reader, client_writer, before)
+            if doomed is not None:
+                await self._cut(server_reader, client_writer, *doomed[1:])
                 return
             await _pump_until_either_ends(client_reader, server_reader, client_writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
@@ -135,7 +138,7 @@ class CuttingRelay:
                     writer.close()
 
     async def _cut(self, server_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
-                   before: Callable[[], object] | None) -> None:
+                   before: Callable[[], object] | None, nothing: bool) -> None:
         answer = b""
         while not any(marker in answer.partition(b"\r\n\r\n")[2] for marker in _ANSWER_MARKERS):
             chunk = await server_reader.read(65536)
@@ -146,7 +149,8 @@ class CuttingRelay:
             await asyncio.to_thread(before)
         head, _, body = answer.partition(b"\r\n\r\n")
         where = min((body.find(m) for m in _ANSWER_MARKERS if m in body), default=len(body) // 2)
-        client_writer.write(head + b"\r\n\r\n" + body[:where])
+        if not nothing:
+            client_writer.write(head + b"\r\n\r\n" + body[:where])
         await client_writer.drain()
         transport = client_writer.transport
         transport.abort()  # a reset, not a clean end: the peer sees the body cut short

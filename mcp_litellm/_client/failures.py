@@ -61,9 +61,10 @@ class AnswerLost(TransportError):
 
     def __init__(self, server: str, method: str, detail: str) -> None:
         super().__init__(
-            f"server {server!r} did not finish its answer to {method}: the connection dropped mid-response "
-            f"({detail}) and the server could not resume it (it keeps no event store), so the call may or may "
-            "not have run on the server; the MCP session is kept, and the next request uses it")
+            f"server {server!r} did not finish its answer to {method}: the connection dropped mid-answer "
+            f"({detail}) and the server could not resume it (it sent no event id to resume from: it keeps no "
+            "event store), so the call may or may not have run on the server; the MCP session is kept, and the "
+            "next request uses it")
 
 
 def forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:

@@ -126,6 +126,20 @@ def test_a_cut_answer_fails_its_call_and_the_next_call_keeps_the_session(served,
     assert not _new_sessions(caplog), _new_sessions(caplog)
 
 
+def test_a_connection_dropped_before_the_answer_started_fails_its_call_and_keeps_the_session(served, caplog):
+    # before the fix the SDK's transport died of it ("Server disconnected without sending a response")
+    caplog.set_level(logging.INFO, logger="mcp_litellm")
+    with _client(served) as client:
+        session = client.execute_tool("whoami").text
+        served.relay.cut("bump", nothing=True)
+        with pytest.raises(ml.TransportError, match="could not resume it") as info:
+            client.execute_tool("bump")
+        assert "RemoteProtocolError" in str(info.value)
+        assert client.is_alive() and client.execute_tool("whoami").text == session
+        assert served.stats(client)["bump"] == 1
+    assert not _new_sessions(caplog), _new_sessions(caplog)
+
+
 def test_a_cut_json_answer_on_a_2026_session_fails_its_call_and_the_session_goes_on(caplog):
     # protocol="auto" against MCPServer: 2026-07-28, whose answers are JSON bodies; before the fix the SDK's
     # transport died of the cut body (RemoteProtocolError out of its POST task) and took the session along
