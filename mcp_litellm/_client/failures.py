@@ -54,6 +54,9 @@ class SessionExpired(TransportError):
         )
 
 
+_NO_EVENT_STORE = " (it sent no event id to resume from: it keeps no event store)"
+
+
 class AnswerLost(TransportError):
     """A streamable HTTP answer was cut off (the connection dropped mid-response) and the server could not
     resume it: that call failed, perhaps after the server ran it, and the session is kept (it is the
@@ -62,9 +65,9 @@ class AnswerLost(TransportError):
     def __init__(self, server: str, method: str, detail: str) -> None:
         super().__init__(
             f"server {server!r} did not finish its answer to {method}: the connection dropped mid-answer "
-            f"({detail}) and the server could not resume it (it sent no event id to resume from: it keeps no "
-            "event store), so the call may or may not have run on the server; the MCP session is kept, and the "
-            "next request uses it")
+            f"({detail}) and the server could not resume it{'' if 'reconnect' in detail else _NO_EVENT_STORE}, "
+            "so the call may or may not have run on the server; the MCP session is kept, and the next request "
+            "uses it")
 
 
 def forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:

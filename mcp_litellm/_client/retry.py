@@ -6,7 +6,8 @@ or restarted, so the session is renewed on the way) is run once more, on the sam
 one, within what is left of the call's deadline; with no time left it is not retried. Any other tool is
 never retried: the server may have run it already. ``retry_idempotent=False`` on the client (or in its
 config entry) turns this off. A retry is logged at WARNING naming the server and the tool, and recorded
-on the call's span (event ``mcp_litellm.retry``, attribute ``mcp_litellm.tool.retries``).
+on the call's span (event ``mcp_litellm.retry`` with ``mcp_litellm.retry.reason`` ``"answer_lost"`` or
+``"connection_lost"`` and ``mcp_litellm.retry.time_left_s``; attribute ``mcp_litellm.tool.retries``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ async def call_retrying(attempt: Callable[[float], Awaitable[T]], timeout: float
                        server, kind, tool.mcp_name, exc)
         span = telemetry.current_span()
         if span.is_recording():
-            span.add_event("mcp_litellm.retry", {"mcp_litellm.retry.reason": telemetry.error_type(exc),
+            reason = "answer_lost" if isinstance(exc, AnswerLost) else "connection_lost"
+            span.add_event("mcp_litellm.retry", {"mcp_litellm.retry.reason": reason,
                                                  "mcp_litellm.retry.time_left_s": round(left, 3)})
             span.set_attribute("mcp_litellm.tool.retries", 1)
         return await attempt(left)

@@ -270,5 +270,14 @@ def test_the_retry_is_recorded_on_the_calls_span(spans: Spans):
     assert span.attributes is not None and span.attributes["mcp_litellm.tool.retries"] == 1
     events = [event for event in span.events if event.name == "mcp_litellm.retry"]
     assert len(events) == 1 and events[0].attributes is not None
-    assert events[0].attributes["mcp_litellm.retry.reason"] == "AnswerLost"
+    assert events[0].attributes["mcp_litellm.retry.reason"] == "answer_lost"
     assert "error.type" not in span.attributes, "the call succeeded on its retry"
+
+
+def test_retry_idempotent_must_be_true_or_false():
+    with pytest.raises(ml.ConfigError, match="retry_idempotent must be True or False, got 'no'"):
+        ml.client("x", "streamable", {"url": "http://127.0.0.1:9/mcp"}, retry_idempotent="no", start=False)
+    with pytest.raises(ml.ConfigError, match="server 'x', key 'retryIdempotent': must be true or false"):
+        ml.load_config({"mcpServers": {"x": {"url": "http://127.0.0.1:9/mcp", "retryIdempotent": "no"}}})
+    loaded = ml.load_config({"mcpServers": {"x": {"url": "http://127.0.0.1:9/mcp", "retry_idempotent": False}}})
+    assert loaded["x"].client().retry_idempotent is False
