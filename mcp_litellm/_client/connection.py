@@ -341,6 +341,7 @@ class Connection:
         """How many times the session was replaced: a request that saw another number lost no race."""
         self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
         self.on_session_lost: Callable[[str], None] | None = None
+        self._loss_told = False
         self.calls = CallContexts(self)
         """The contexts of the requests in flight, for answering the server's requests in them."""
 
@@ -395,7 +396,8 @@ class Connection:
                 logger.warning("server %r forgot the MCP session (%s); re-initialising (what the server kept in "
                                "the old session may be gone)", self.name, why)
             told = self.on_session_lost
-            if told is not None:
+            if told is not None and not self._loss_told:  # once per lost session, not per reconnect attempt
+                self._loss_told = True
                 told("the connection was lost" if lost else f"the server forgot the MCP session ({why})")
             old = current
             fresh = _Session(self.name, self._transport, self._options)
@@ -424,6 +426,7 @@ class Connection:
                 self._renewals += 1
                 raise
             self._renew_failure = None
+            self._loss_told = False
             self._renewals += 1
             if lost:
                 logger.info("server %r: reconnected", self.name)

@@ -199,6 +199,29 @@ def test_on_session_lost_reaches_every_client_of_a_group(served):
         assert heard.wait(10) and told == ["sessions"]
 
 
+def test_on_session_lost_is_told_once_for_a_lost_connection_however_many_reconnects_fail(served):
+    told: list[str] = []
+    heard = threading.Event()
+
+    def session_lost(server: str, reason: str) -> None:
+        told.append(reason)
+        heard.set()
+
+    direct = f"http://127.0.0.1:{served.port}/mcp"  # no relay: the server itself goes away
+    with ml.client("sessions", "streamable", {"url": direct}, protocol="legacy", request_timeout=20,
+                   on_session_lost=session_lost) as client:
+        client.execute_tool("whoami")
+        assert served.process is not None
+        stop_process(served.process)
+        for _ in range(3):  # the first fails on the lost connection, each later one tries to reconnect once
+            with pytest.raises(ml.TransportError):
+                client.execute_tool("bump")
+        served.start()
+        assert client.execute_tool("bump").text == "1"
+        assert client.is_alive()
+    assert heard.wait(10) and told == ["the connection was lost"]
+
+
 # -- one retry of read-only and idempotent tools ----------------------------------------------------
 
 
