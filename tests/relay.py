@@ -7,8 +7,8 @@ method, the ``Mcp-Session-Id`` it named, its JSON-RPC method and tool name, and 
 ``relay.cut(tool="name")`` dooms the next ``tools/call`` POST for that tool (any tool when ``None``):
 the relay reads the server's whole answer first (so the tool surely ran on the server), forwards the
 response head and the part of the body before the JSON-RPC result, and then closes both sockets, as a
-proxy's idle timeout or a network blip does. Run it in its own thread: ``with CuttingRelay(port) as
-relay:`` (``relay.url(path)`` is its address).
+proxy's idle timeout or a network blip does. Run it in its own thread: ``with CuttingRelay() as relay:``,
+then set ``relay.upstream`` to the server's port (``relay.url(path)`` is the relay's address).
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ class Seen:
 class CuttingRelay:
     """Forwards 127.0.0.1:``port`` to the HTTP server at 127.0.0.1:``upstream``; cuts chosen answers."""
 
-    def __init__(self, upstream: int) -> None:
+    def __init__(self, upstream: int = 0) -> None:
         self.upstream = upstream
+        """The server's port (may be set once the relay listens: pick it after, so the two cannot collide)."""
         self.port = 0
         self.seen: list[Seen] = []
         self._doomed: list[tuple[str | None, Callable[[], object] | None, bool]] = []

@@ -395,9 +395,9 @@ def _session_server_behind_a_relay() -> Any:
 
     @contextmanager
     def served() -> Iterator[CuttingRelay]:
-        port = free_port()
         server = Path(__file__).resolve().parent.parent / "servers" / "session_server.py"
-        with CuttingRelay(port) as relay:
+        with CuttingRelay() as relay:
+            relay.upstream = port = free_port()
             process = start_http_server([sys.executable, str(server), "streamable-http", "--port", str(port)], port)
             try:
                 yield relay

@@ -77,8 +77,8 @@ def _command(kind: str, port: int) -> list[str]:
 
 @pytest.fixture(params=["python", pytest.param("typescript", marks=pytest.mark.thirdparty)])
 def served(request: pytest.FixtureRequest) -> Iterator[Served]:
-    port = free_port()
-    with CuttingRelay(port) as relay:
+    with CuttingRelay() as relay:  # listening first: the server's free port cannot be the relay's
+        relay.upstream = port = free_port()
         server = Served(_command(request.param, port), port, relay)
         server.start()
         try:
@@ -144,8 +144,8 @@ def test_a_cut_json_answer_on_a_2026_session_fails_its_call_and_the_session_goes
     # protocol="auto" against MCPServer: 2026-07-28, whose answers are JSON bodies; before the fix the SDK's
     # transport died of the cut body (RemoteProtocolError out of its POST task) and took the session along
     caplog.set_level(logging.INFO, logger="mcp_litellm")
-    port = free_port()
-    with CuttingRelay(port) as relay:
+    with CuttingRelay() as relay:
+        relay.upstream = port = free_port()
         process = start_http_server(_command("python", port), port)
         try:
             with ml.client("modern", "streamable", {"url": relay.url()}, protocol="auto", request_timeout=20) as client:
@@ -279,8 +279,8 @@ def test_retry_idempotent_false_turns_the_retry_off(served, caplog, how):
 
 
 def test_the_retry_is_recorded_on_the_calls_span(spans: Spans):
-    port = free_port()
-    with CuttingRelay(port) as relay:
+    with CuttingRelay() as relay:
+        relay.upstream = port = free_port()
         process = start_http_server(_command("python", port), port)
         try:
             with ml.client("sessions", "streamable", {"url": relay.url()}, protocol="legacy",
