@@ -25,6 +25,7 @@ from mcp_litellm._client.pins import PinsMixin
 from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
 from mcp_litellm._client.prompts import PromptsMixin
 from mcp_litellm._client.resources import ResourcesMixin
+from mcp_litellm._client.retry import call_retrying
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._core import telemetry
@@ -268,7 +269,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         send = direct if report is None and not as_task and _tasks.status_reporter.get() is None else call
         try:
             try:
-                result = await connection.request("tools/call", send, self._timeout(timeout))
+                result = await call_retrying(lambda left: connection.request("tools/call", send, left),
+                                             self._timeout(timeout), tool=tool, connection=connection,
+                                             enabled=self.retry_idempotent)
             except ServerError as error:
                 _raise_if_capability_off(error, self.name, tool.mcp_name)
                 if error.code != URL_ELICITATION_REQUIRED:

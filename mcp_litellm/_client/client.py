@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         SamplingArg,
         SamplingHandlerArg,
     )
+    from mcp_litellm._client.notifications import SessionLostHandler
     from mcp_litellm._client.pins import PinStore
     from mcp_litellm._core.usage import Usage
 
@@ -97,6 +98,11 @@ class Client(CatalogMixin):
         tool_pins: a JSON file (or a pin store) of trusted tool definitions: the first listing pins the
             server's tools; a tool that later differs from its pin, or is new, is withheld
             (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_tools` accepts it. ``None``: no pins.
+        retry_idempotent: retry once a call of a tool the server marks ``readOnlyHint`` or
+            ``idempotentHint`` that failed only because the HTTP connection dropped (its answer was cut
+            off, or the server restarted), within the call's timeout; other tools are never retried.
+        on_session_lost: ``fn(server, reason)``, called when the client has to start a new MCP session
+            (the server forgot the old one, or the connection was lost): see :meth:`on_session_lost`.
     """
 
     def __init__(
@@ -117,6 +123,8 @@ class Client(CatalogMixin):
         human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
         on_human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
         tool_pins: str | os.PathLike[str] | PinStore | None = None,
+        retry_idempotent: bool = True,
+        on_session_lost: SessionLostHandler | None = None,
         **unknown: NoReturn,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
@@ -144,6 +152,9 @@ class Client(CatalogMixin):
         if isinstance(max_message_size, bool) or not isinstance(max_message_size, int) or max_message_size < 1024:
             raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, got {max_message_size!r}")
         self.max_message_size = max_message_size
+        if not isinstance(retry_idempotent, bool):
+            raise ConfigError(f"retry_idempotent must be True or False, got {retry_idempotent!r}")
+        self.retry_idempotent = retry_idempotent
         self._catalog_cache = CatalogCache()
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
         self._use_tool_pins(tool_pins)
@@ -151,6 +162,8 @@ class Client(CatalogMixin):
         self._transport: Transport | None = None
         self._state_lock = threading.Lock()
         self._init_notifications()
+        if on_session_lost is not None:
+            self._register(self._session_lost_handlers, on_session_lost, "on_session_lost")
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
@@ -302,6 +315,7 @@ class Client(CatalogMixin):
             await self._connection.close()
         connection = Connection(self.name, self._transport_object(), self._session_options())
         connection.on_reinitialised = self._reinitialised
+        connection.on_session_lost = self._session_lost
         self._connection = connection
         await connection.open(self.request_timeout)
         _live_clients.add(self)

@@ -12,7 +12,13 @@ session's id (TypeScript-SDK servers answer 400; see ``_forgot_session`` for whe
 connection re-initialises once, on a fresh transport, and retries the request; if the new session is
 forgotten right away too, the request fails with ``TransportError``.
 
-An HTTP connection that was lost (the server was unreachable, the stream broke) is not final either:
+A streamable HTTP answer cut off mid-response (a proxy's idle timeout, a network blip) fails only its
+own request (``AnswerLost``, a ``TransportError``): the server did not say it forgot the session, so
+the session is kept and the next request uses the same ``Mcp-Session-Id``. Only the server's word (a
+404, or a session-related 400) or a connection that is gone starts a new session, and then
+``on_session_lost`` is told, since what the server kept in the old session may be gone.
+
+An HTTP connection that was lost (the server was unreachable, the transport ended) is not final either:
 the next request opens a new session first, one attempt per request, and fails with
 ``TransportError`` if the server is still unreachable. ``alive`` is False from the failure until a
 reconnect succeeds. Stdio and in-memory sessions end with their process or object: ``restart()``.
@@ -36,7 +42,14 @@ import mcp
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcp_litellm._client.call_context import CallContexts
-from mcp_litellm._client.failures import SessionExpired, http_error, name_the_request, start_error, translate
+from mcp_litellm._client.failures import (
+    AnswerLost,
+    SessionExpired,
+    http_error,
+    name_the_request,
+    start_error,
+    translate,
+)
 from mcp_litellm._client.loop import run_on
 from mcp_litellm._core.errors import (
     ConfigError,
@@ -308,7 +321,8 @@ class Connection:
     """A started session. Create with :meth:`open`; it is alive until closed or the peer goes away.
 
     ``on_reinitialised`` (set by the owner of the connection) runs after an expired or lost HTTP
-    session was replaced by a new one, before the request that needed it runs.
+    session was replaced by a new one, before the request that needed it runs. ``on_session_lost``
+    (likewise) is called with the reason as the replacement starts: it must not block (it may spawn).
     """
 
     def __init__(self, name: str, transport: Transport, options: SessionOptions) -> None:
@@ -326,6 +340,8 @@ class Connection:
         self._renewals = 0
         """How many times the session was replaced: a request that saw another number lost no race."""
         self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
+        self.on_session_lost: Callable[[str], None] | None = None
+        self._loss_told = False
         self.calls = CallContexts(self)
         """The contexts of the requests in flight, for answering the server's requests in them."""
 
@@ -374,9 +390,15 @@ class Connection:
             if self._closing:
                 raise TransportError(f"server {self.name!r} is closing; its session was not renewed")
             if lost:
-                logger.warning("server %r: the connection was lost; reconnecting", self.name)
+                logger.warning("server %r: the connection was lost; reconnecting (with a new MCP session: what "
+                               "the server kept in the old one may be gone)", self.name)
             else:
-                logger.warning("server %r forgot the MCP session (%s); re-initialising", self.name, why)
+                logger.warning("server %r forgot the MCP session (%s); re-initialising (what the server kept in "
+                               "the old session may be gone)", self.name, why)
+            told = self.on_session_lost
+            if told is not None and not self._loss_told:  # once per lost session, not per reconnect attempt
+                self._loss_told = True
+                told("the connection was lost" if lost else f"the server forgot the MCP session ({why})")
             old = current
             fresh = _Session(self.name, self._transport, self._options)
             self._session = fresh
@@ -404,6 +426,7 @@ class Connection:
                 self._renewals += 1
                 raise
             self._renew_failure = None
+            self._loss_told = False
             self._renewals += 1
             if lost:
                 logger.info("server %r: reconnected", self.name)
@@ -510,8 +533,8 @@ class Connection:
             mapped = translate(exc, server=self.name, method=method, timeout=timeout, http=observer)
             if mapped is None or mapped is exc:
                 raise
-            if isinstance(mapped, TransportError) and mapped.http_status is None:
-                session.mark_dead()
+            if isinstance(mapped, TransportError) and mapped.http_status is None and not isinstance(mapped, AnswerLost):
+                session.mark_dead()  # the transport failed; a cut answer fails only its own request
             if isinstance(mapped, RequestTimeoutError):
                 raise mapped from None  # the cause is only the deadline that fired; the message says it all
             raise mapped from reason(exc)

@@ -32,6 +32,7 @@ class ClientCore(ABC):
     request_timeout: float
     with_prefix: bool
     max_result_chars: int | None
+    retry_idempotent: bool
 
     # -- state -------------------------------------------------------------------------------------------
     _connection: Connection | None

@@ -26,6 +26,7 @@ from mcp_litellm._core.errors import (
 )
 from mcp_litellm._core.sdk_compat import CONNECTION_CLOSED_MESSAGE, sdk_stand_ins
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_status_advice
+from mcp_litellm._transports.lost_answers import ANSWER_CUT
 from mcp_litellm._transports.stdio import ExitReport
 from mcp_litellm._transports.unreachable import connect_failure, unreachable
 
@@ -51,6 +52,22 @@ class SessionExpired(TransportError):
             f"server {server!r} answered HTTP {status} to {method}: {http_status_advice(status, with_session=True)}",
             http_status=status,
         )
+
+
+_NO_EVENT_STORE = " (it sent no event id to resume from: it keeps no event store)"
+
+
+class AnswerLost(TransportError):
+    """A streamable HTTP answer was cut off (the connection dropped mid-response) and the server could not
+    resume it: that call failed, perhaps after the server ran it, and the session is kept (it is the
+    server's to forget). Only a call that failed this way, or on a lost connection, may be retried."""
+
+    def __init__(self, server: str, method: str, detail: str) -> None:
+        super().__init__(
+            f"server {server!r} did not finish its answer to {method}: the connection dropped mid-answer "
+            f"({detail}) and the server could not resume it{'' if 'reconnect' in detail else _NO_EVENT_STORE}, "
+            "so the call may or may not have run on the server; the MCP session is kept, and the next request "
+            "uses it")
 
 
 def forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:
@@ -126,6 +143,11 @@ def translate(
             mapped = _http_failure(failure, exc, server=server, method=method)
             if mapped is not None:
                 return mapped
+        if (exc.code == CONNECTION_CLOSED and exc.message and exc.message != CONNECTION_CLOSED_MESSAGE
+                and http is not None):
+            # the streamable HTTP transport failed this one request (its answer was cut), not the session
+            cut = exc.message.startswith(f"{ANSWER_CUT} (") and exc.message.endswith(")")
+            return AnswerLost(server, method, exc.message[len(ANSWER_CUT) + 2:-1] if cut else exc.message)
         if exc.code == CONNECTION_CLOSED:
             why = f" ({exc.message})" if exc.message and exc.message != CONNECTION_CLOSED_MESSAGE else ""
             return TransportError(f"the connection to server {server!r} closed during {method}{why}")

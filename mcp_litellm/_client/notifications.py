@@ -63,6 +63,9 @@ LogHandler: TypeAlias = "Callable[[str, str | None, Any], HookResult]"
 EventHandler: TypeAlias = "Callable[[str], HookResult]"
 """``fn(kind)`` for list changes, ``fn(uri)`` for resource updates; sync or async."""
 
+SessionLostHandler: TypeAlias = "Callable[[str, str], HookResult]"
+"""``fn(server, reason)`` when a client had to start a new MCP session; sync or async."""
+
 
 def _level_for_logger() -> str | None:
     """The least severe MCP level the ``mcp_litellm`` logger would emit now, or None when it emits nothing."""
@@ -82,6 +85,7 @@ class NotificationsMixin(ListingMixin):
         self._log_handlers: list[tuple[LogHandler, int]] = []
         self._list_changed_handlers: list[Callable[..., Any]] = []
         self._resource_updated_handlers: list[Callable[..., Any]] = []
+        self._session_lost_handlers: list[Callable[..., Any]] = []
         self._subscribed_uris: set[str] = set()
         self._listener: asyncio.Task[None] | None = None
         self._handler_tasks: set[asyncio.Task[Any]] = set()
@@ -314,6 +318,24 @@ class NotificationsMixin(ListingMixin):
     def on_resource_updated(self, fn: EventHandler) -> Self:
         """Call ``fn(uri)`` when a subscribed resource changed (see ``Resource.subscribe``). Returns the client."""
         return self._register(self._resource_updated_handlers, fn, "on_resource_updated")
+
+    def on_session_lost(self, fn: SessionLostHandler) -> Self:
+        """Call ``fn(server, reason)`` when this HTTP client has to start a new MCP session: the server
+        forgot the old one (HTTP 404, or a session-related 400 after a restart) or the connection to it
+        was lost. What the server kept in the old session (a browser page, a login, open files) may be
+        gone; ``fn`` (sync or async, run as a task of its own) can tell the user or set it up again. An
+        answer merely cut off does not end the session and does not call ``fn``. Without a handler the
+        client logs a WARNING. Returns the client."""
+        return self._register(self._session_lost_handlers, fn, "on_session_lost")
+
+    def off_session_lost(self, fn: SessionLostHandler) -> Self:
+        """Stop calling ``fn`` (undoes :meth:`on_session_lost`; an unknown ``fn`` is a no-op). Returns the client."""
+        return self._unregister(self._session_lost_handlers, fn)
+
+    def _session_lost(self, reason: str) -> None:
+        """Run on the session's loop as a connection starts a new session: tell the handlers."""
+        for handler in list(self._session_lost_handlers):
+            self._spawn(handler, self.name, reason)
 
     def off_progress(self, fn: ProgressHandler) -> Self:
         """Stop calling ``fn`` (undoes :meth:`on_progress`; an unknown ``fn`` is a no-op). Returns the client."""

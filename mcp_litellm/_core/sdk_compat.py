@@ -98,6 +98,13 @@ def sdk_stand_ins() -> frozenset[tuple[int, str]]:
 CONNECTION_CLOSED_MESSAGE = "Connection closed"
 """The message of the SDK's ``CONNECTION_CLOSED`` error when it has nothing more to say."""
 
+CUT_SSE_ANSWER = "SSE stream ended without a response"
+"""The message of the ``CONNECTION_CLOSED`` error with which the SDK's streamable HTTP client fails the one
+request whose event-stream answer ended before the result and could not be resumed; the session goes on.
+Any ``CONNECTION_CLOSED`` message but ``CONNECTION_CLOSED_MESSAGE`` is such a one-request failure
+(``failures.AnswerLost``). A cut JSON answer, or a POST whose connection drops before the answer, ends the
+SDK's transport instead (mcp 2.3.0): ``_transports.lost_answers`` answers those in the same way."""
+
 # -- the session (mcp.client.session) -------------------------------------------------------------------------
 
 
@@ -130,6 +137,7 @@ RECURSION_LIMIT = "recursion limit"
 __all__ = [
     "CLIENT_CREDENTIALS_HOOKS",
     "CONNECTION_CLOSED_MESSAGE",
+    "CUT_SSE_ANSWER",
     "ISSUER_MISMATCH",
     "OAUTH_FLOW_ERROR_LOG",
     "OAUTH_PROVIDER_HOOKS",

@@ -61,6 +61,7 @@ _OPTION_ALIASES = {
     "per_user": "per_user", "perUser": "per_user",
     "tool_pins": "tool_pins", "toolPins": "tool_pins",
     "max_message_size": "max_message_size", "maxMessageSize": "max_message_size",
+    "retry_idempotent": "retry_idempotent", "retryIdempotent": "retry_idempotent",
 }
 _FILE_DEFAULTS = {"tool_pins": ("tool_pins", "toolPins"), "max_message_size": ("max_message_size", "maxMessageSize")}
 """The options a config file may give once at the top level, for every server without its own: its keys."""
@@ -91,7 +92,7 @@ class ServerConfig:
         include_tools: only tools matching one of these names or globs are offered (``None``: all).
         exclude_tools: tools matching one of these names or globs are never offered.
         options: other client keyword arguments (``protocol``, ``max_result_chars``,
-            ``max_message_size``).
+            ``max_message_size``, ``retry_idempotent``).
         per_user: for :class:`mcp_litellm.ClientPool`: ``True`` gives each user a connection of their
             own, ``False`` shares one among all users, ``None`` (not set) is per user for an OAuth server
             and shared otherwise. A :class:`mcp_litellm.ClientGroup` ignores it.
@@ -192,8 +193,9 @@ def load_config(
     ``transport`` / ``transport_type`` of ``"streamable-http"``/``"http"``/``"sse"``; a remote entry
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
     ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
-    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``max_message_size``
-    (bytes; also a top-level key beside ``mcpServers``, the default for every server of the file),
+    ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``retry_idempotent`` (true or
+    false), ``max_message_size`` (bytes; also a top-level key beside ``mcpServers``, the default for every
+    server of the file),
     ``per_user`` (for :class:`mcp_litellm.ClientPool`), ``tool_pins`` (a file of pinned tool definitions,
     relative to the config file; a top-level ``tool_pins`` applies to every server without its own). A remote
     entry may set
@@ -564,6 +566,9 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     pins = get("tool_pins", lambda v: isinstance(v, str) and bool(v.strip()), "a file path")
     if pins is not None:
         extra["tool_pins"] = _pins_path(reader.source, pins)
+    retry = get("retry_idempotent", lambda v: isinstance(v, bool), "true or false")
+    if retry is not None:
+        extra["retry_idempotent"] = retry
     message_size = get("max_message_size", _is_message_size, _MESSAGE_SIZE_WHAT)
     if message_size is not None:
         extra["max_message_size"] = message_size

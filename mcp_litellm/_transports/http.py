@@ -13,7 +13,8 @@ the request that caused it. The SDK runs every POST in a copy of the sending tas
 context variable set around one request reaches exactly the POSTs of that request.
 
 Every answer is bounded by the client's ``max_message_size``, decompressed (:mod:`.http_limits`): an
-answer over it fails its own call and the session goes on. The legacy SSE transport uses our own
+answer over it fails its own call and the session goes on, and so does an answer cut off by a dropped
+connection (:mod:`.lost_answers`). The legacy SSE transport uses our own
 client (:mod:`.sse_client`), since the SDK's fixes a 1 MiB limit per event.
 """
 
@@ -35,6 +36,7 @@ from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.endpoint_policy import cleartext_problem
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
+from mcp_litellm._transports.lost_answers import AnswerKeepingClient
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
 from mcp_litellm._transports.redirects import without_foreign_credentials
@@ -209,7 +211,7 @@ class StreamableTransport(_HttpTransport):
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
             headers = _headers(config)
-            http = httpx2.AsyncClient(
+            http = AnswerKeepingClient(  # an answer cut off fails its call, not the session
                 headers=headers,
                 timeout=timeout,
                 auth=auth,

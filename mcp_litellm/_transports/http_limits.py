@@ -8,7 +8,8 @@
 - Every other body (``application/json`` answers, error pages, OAuth metadata) goes through
   :func:`body_bound`'s response hook that reads it, decompressed, up to the limit and no further. A
   body over the limit that answers a JSON-RPC request becomes a JSON-RPC error for that request (the
-  SDK then fails that call only); any other such body fails as an ``httpx2.DecodingError``.
+  SDK then fails that call only); any other such body fails as an ``httpx2.DecodingError``. A body cut
+  off before its end fails its call the same way (:mod:`.lost_answers`).
 
 httpx2 inflates a compressed body in pieces of at most 1 MiB, so a compression bomb costs at most the
 limit in memory and the time to inflate that much.
@@ -16,7 +17,6 @@ limit in memory and the time to inflate that much.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -24,6 +24,7 @@ import httpx2
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from mcp_litellm._transports.lost_answers import lost_answer, request_id_of
 from mcp_litellm._transports.messages import error_for, too_big
 
 _SDK_EVENT_LIMIT = "Server-sent event exceeded the "
@@ -52,6 +53,11 @@ class _BoundedBody(httpx2.AsyncByteStream):
             else:
                 yield b"".join(parts)
                 return
+        except httpx2.TransportError as exc:  # cut off: fail this call, keep the session (see .lost_answers)
+            if self._request_id is None:
+                raise
+            yield lost_answer(self._request_id, exc)
+            return
         finally:
             await self._decoding.aclose()
         parts.clear()
@@ -64,20 +70,6 @@ class _BoundedBody(httpx2.AsyncByteStream):
         await self._decoding.aclose()
 
 
-def _request_id(request: httpx2.Request) -> int | str | None:
-    """The id of the JSON-RPC request ``request`` carries, if it carries one."""
-    if request.method != "POST":
-        return None
-    try:
-        message = json.loads(request.content)
-    except (ValueError, RecursionError, httpx2.RequestNotRead):
-        return None
-    if not isinstance(message, dict) or "method" not in message:
-        return None
-    request_id = message.get("id")
-    return request_id if isinstance(request_id, int | str) and not isinstance(request_id, bool) else None
-
-
 def body_bound(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
     """A response hook that bounds a body that is not an event stream by ``limit`` bytes, decompressed."""
 
@@ -85,7 +77,7 @@ def body_bound(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
         if content_type == "text/event-stream":
             return
-        response.stream = _BoundedBody(response, limit, _request_id(response.request))
+        response.stream = _BoundedBody(response, limit, request_id_of(response.request))
         if "content-encoding" in response.headers:
             # the body is handed on decompressed: the response must not decompress it again
             del response.headers["content-encoding"]

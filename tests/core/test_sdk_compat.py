@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,6 +29,9 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 from pydantic import AnyUrl
 
 from mcp_litellm._core import sdk_compat as compat
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
 from tests.auth.oauth_server import CC_CLIENT, OAuthServer, follow
 from tests.servers.fixture_server import build_server
 
@@ -382,6 +387,60 @@ def test_a_transport_that_ends_fails_the_pending_request_with_the_sdks_connectio
 
     error = asyncio.run(run())
     assert (error.code, error.message) == (CONNECTION_CLOSED, compat.CONNECTION_CLOSED_MESSAGE)
+
+
+def _session_server_behind_a_relay() -> Any:
+    from tests.conftest import free_port, start_http_server, stop_process
+    from tests.relay import CuttingRelay
+
+    @contextmanager
+    def served() -> Iterator[CuttingRelay]:
+        server = Path(__file__).resolve().parent.parent / "servers" / "session_server.py"
+        with CuttingRelay() as relay:
+            relay.upstream = port = free_port()
+            process = start_http_server([sys.executable, str(server), "streamable-http", "--port", str(port)], port)
+            try:
+                yield relay
+            finally:
+                stop_process(process)
+
+    return served()
+
+
+def test_a_cut_sse_answer_fails_only_its_request_with_the_sdks_connection_closed():
+    import mcp
+    from mcp import MCPError
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_types import CONNECTION_CLOSED
+
+    async def run(url: str, relay: Any) -> tuple[MCPError, str]:
+        async with mcp.Client(streamable_http_client(url), mode="legacy") as client:
+            relay.cut("bump")
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("bump", {})
+            after = await client.call_tool("peek", {})  # the same session goes on
+        return caught.value, after.content[0].text
+
+    with _session_server_behind_a_relay() as relay:
+        error, after = asyncio.run(run(relay.url(), relay))
+    assert (error.code, error.message) == (CONNECTION_CLOSED, compat.CUT_SSE_ANSWER)
+    assert after == "peeked 1"
+
+
+def test_the_sdks_transport_dies_of_a_cut_json_answer():
+    # The SDK bug that _transports/lost_answers.py works around: when this test fails, the SDK fails the one
+    # request instead (the upstream fix), and AnswerKeepingClient and the body bound's catch can go.
+    import mcp
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def run(url: str, relay: Any) -> None:
+        async with mcp.Client(streamable_http_client(url), mode="auto") as client:  # 2026-07-28: JSON answers
+            relay.cut("bump")
+            await client.call_tool("bump", {})
+
+    with _session_server_behind_a_relay() as relay, pytest.raises(BaseExceptionGroup) as caught:
+        asyncio.run(run(relay.url(), relay))
+    assert caught.group_contains(httpx2.RemoteProtocolError), caught.value
 
 
 def test_the_session_reports_its_negotiated_version_and_sends_raw_requests():

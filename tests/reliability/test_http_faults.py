@@ -406,27 +406,21 @@ def test_request_without_a_session_answered_400_is_not_taken_for_an_expired_sess
         client.stop()
 
 
-def test_lost_connection_whose_reconnect_is_refused_names_the_status_and_recovers_later(faulty_streamable):
-    # the stream breaks (the connection is lost); meanwhile the server started refusing the credentials
-    url, faulty = faulty_streamable
-    faulty.cut_mode = "abort"
-    client = ml.client("revoked", "streamable", {"url": url}, protocol="legacy", request_timeout=10)
+def test_lost_connection_whose_reconnect_is_refused_names_the_status_and_recovers_later():
+    # the server goes away (the connection is lost); when it is back, it refuses the credentials. (An answer
+    # merely cut off loses no connection: see test_dropped_answers.py.)
+    faulty = FaultyHTTP(build_server().streamable_http_app())
+    served = UvicornThread(faulty, timeout_graceful_shutdown=1).start()
+    client = ml.client("revoked", "streamable", {"url": f"{served.url}/mcp"}, protocol="legacy", request_timeout=10)
     try:
         assert client.execute_tool("add", {"a": 1, "b": 2}).text == "3"
-        failure: dict[str, Any] = {}
-
-        def pending() -> None:
-            try:
-                client.execute_tool("slow", {"seconds": 10, "steps": 10}, on_progress=lambda *_: faulty.cut.set())
-            except ml.TransportError as exc:
-                failure["error"] = exc
-
-        caller = threading.Thread(target=pending)
-        caller.start()
-        caller.join(timeout=10)
-        assert isinstance(failure.get("error"), ml.TransportError) and not client.is_alive()
-        faulty.cut.clear()
+        served.stop()
+        with pytest.raises(ml.TransportError):
+            client.execute_tool("add", {"a": 1, "b": 2})
+        assert not client.is_alive()
+        faulty.app = build_server().streamable_http_app()  # a restarted server: a new app, no sessions
         faulty.answer_initialize_with = 401
+        served = UvicornThread(faulty, port=served.port, timeout_graceful_shutdown=1).start()
         with pytest.raises(ml.TransportError) as info:
             client.execute_tool("add", {"a": 1, "b": 2})
         assert info.value.http_status == 401
@@ -437,6 +431,7 @@ def test_lost_connection_whose_reconnect_is_refused_names_the_status_and_recover
         assert client.is_alive()
     finally:
         client.stop()
+        served.stop()
 
 
 # -- HTTP errors on a working session ---------------------------------------------------------------
