@@ -448,7 +448,10 @@ class Chat:
     def tool_search_reason(self) -> str | None:
         """Why the next request offers the ``search_tools`` catalog instead of every tool definition, in a
         phrase (``"54 tools (9,120 tokens of definitions) exceed the 2,000-token tool budget for ..."``);
-        ``None`` when it offers every definition."""
+        ``None`` when it offers every definition. A live :class:`Client` or :class:`ClientGroup` given to
+        :meth:`with_tools` is listed now (no model request needed; inside a running event loop, its tools as
+        of the last request)."""
+        self._tools.refresh_now()
         return self._offer.search_reason(self._provider_model())
 
     def tool_definitions(self) -> list[dict[str, Any]]:

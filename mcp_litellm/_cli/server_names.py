@@ -22,7 +22,6 @@ _BUILD_DIRS = {"dist", "build", "lib", "src", "bin", "out", "esm", "cjs", "es", 
                "server", "servers"}
 _ENDPOINTS = {"mcp", "sse"}
 """A URL's last path segment that names the transport's endpoint, not the server (``/mcp``, ``/sse``)."""
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 _HOST_NOISE = {"www", "mcp", "api"}
 _MAX_NAME = 40
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
@@ -80,9 +79,10 @@ def command_name(argv: Sequence[str]) -> str:
 
 
 def url_name(url: str) -> str:
-    """A short server name from a URL: its host (``localhost`` with the port for a local one; without
-    ``www.``/``mcp.``/``api.`` and the top-level domain for a remote one) and the path, without the
-    transport's endpoint (``/mcp``, ``/sse``): ``http://127.0.0.1:8000/mcp`` -> ``localhost-8000``,
+    """A short server name from a URL: its host (``localhost`` or an IP address as given, with the port;
+    a domain without ``www.``/``mcp.``/``api.`` and the top-level domain) and the path, without the
+    transport's endpoint (``/mcp``, ``/sse``): ``http://127.0.0.1:8000/mcp`` -> ``127-0-0-1-8000``,
+    ``http://localhost:8000/mcp`` -> ``localhost-8000``, ``http://[::1]:8000/mcp`` -> ``ip6-1-8000``,
     ``https://mcp.example.com/github/mcp`` -> ``example-github``."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
@@ -90,12 +90,13 @@ def url_name(url: str) -> str:
         port = parts.port
     except ValueError:
         port = None
-    if host in _LOCAL_HOSTS:
-        words = ["localhost"] + ([str(port)] if port else [])
+    if host == "localhost":
+        words = [host] + ([str(port)] if port else [])
     else:
         try:
-            ipaddress.ip_address(host)
-            words = [host] + ([str(port)] if port else [])
+            address = ipaddress.ip_address(host)  # named as given: 127.0.0.1 is not shown as localhost
+            words = ([host] if address.version == 4 else ["ip6", *filter(None, host.split(":"))]) + (
+                [str(port)] if port else [])
         except ValueError:
             labels = [label for label in host.split(".") if label]
             if len(labels) > 1:

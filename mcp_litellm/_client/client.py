@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import inspect
 import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp_types import Implementation, ServerCapabilities
 
@@ -60,7 +59,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcp_litellm")
 
-P = ParamSpec("P")
 _PROTOCOLS = ("auto", "legacy")
 _live_clients: weakref.WeakSet[Client] = weakref.WeakSet()
 
@@ -551,21 +549,31 @@ def _event_loop_running() -> bool:
     return True
 
 
-def _with_signature_of(cls: Callable[P, Client]) -> Callable[[Callable[..., Client]], Callable[P, Client]]:
-    """Give a factory function ``cls``'s parameters, for type checkers and ``inspect`` alike."""
-    def apply(factory: Callable[..., Client]) -> Callable[P, Client]:
-        signature = inspect.signature(cls).replace(return_annotation=getattr(cls, "__name__", None))
-        factory.__signature__ = signature  # type: ignore[attr-defined]
-        return factory
-
-    return apply
-
-
-@_with_signature_of(Client)
-def client(*args: Any, **kwargs: Any) -> Client:
-    """Create a :class:`Client` (the same as ``Client(...)``, with the same parameters); connects at once
-    unless ``start=False``."""
-    return Client(*args, **kwargs)
+def client(
+    name: str,
+    transport_type: TransportName | None = None,
+    config: TransportConfig | Mapping[str, Any] | None = None,
+    *,
+    start: bool = True,
+    request_timeout: float = 30.0,
+    protocol: str = "auto",
+    with_prefix: bool = False,
+    max_result_chars: int | None = None,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    sampling: SamplingArg | NotGiven = NOT_GIVEN,
+    elicitation: ElicitationArg | NotGiven = NOT_GIVEN,
+    roots: RootsArg | NotGiven = NOT_GIVEN,
+    human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
+    on_human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
+    tool_pins: str | os.PathLike[str] | PinStore | None = None,
+    **unknown: NoReturn,
+) -> Client:
+    """Create a :class:`Client` (the same as ``Client(...)``, with the same parameters, described there);
+    connects at once unless ``start=False``."""
+    return Client(name, transport_type, config, start=start, request_timeout=request_timeout, protocol=protocol,
+                  with_prefix=with_prefix, max_result_chars=max_result_chars, max_message_size=max_message_size,
+                  sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
+                  on_human_in_the_loop=on_human_in_the_loop, tool_pins=tool_pins, **unknown)
 
 
 def use_running_loop() -> None:

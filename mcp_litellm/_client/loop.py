@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Coroutine, Iterator
 from types import CoroutineType
 from typing import Any, TypeVar
 
-from mcp_litellm._core.errors import MCPLiteLLMError, TransportError, plain_traceback
+from mcp_litellm._core.errors import MCPLiteLLMError, TransportError, outside_frames, plain_traceback
 
 T = TypeVar("T")
 
@@ -204,11 +204,15 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
             raise RuntimeError(_OWN_THREAD) from None
         raise
     except MCPLiteLLMError as error:
-        raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
-    except BaseException:
+        # The same error, its own cause kept and its frames inside the library dropped: the user's traceback
+        # ends here, so this line stays a plain raise (B904 is ignored for this file in pyproject.toml).
+        raise plain_traceback(error)
+    except BaseException as error:
         abandoned.set()
         for task in started:
             loop.call_soon_threadsafe(task.cancel)
+        if isinstance(error, Exception):  # LiteLLM's or a callback's: from where it was raised, not our plumbing
+            raise outside_frames(error)
         raise
     finally:
         if caller is not None:
@@ -293,7 +297,7 @@ async def run_async(coro: Coroutine[Any, Any, T]) -> T:
             return await coro
         return await run_on(home, coro)
     except MCPLiteLLMError as error:
-        raise plain_traceback(error)  # noqa: B904 - the same error, its own cause kept; its loop frames dropped
+        raise plain_traceback(error)  # as in run_sync: the line an async caller's traceback ends on
 
 
 def iterate_sync(agen: AsyncIterator[T]) -> Iterator[T]:

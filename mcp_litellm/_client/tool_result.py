@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent
 
+from mcp_litellm._core.clean_text import clean_result
 from mcp_litellm._core.content import block_text, is_media, join_text, media_note, media_part, media_parts
 from mcp_litellm._core.schema import provider_family
 from mcp_litellm._core.types import ContentBlock
@@ -97,7 +98,9 @@ class ToolResult:
 
     def _tool_pieces(self, inline_images: bool) -> list[str | dict[str, Any]]:
         """The result in the server's order: text (with a note for each media block the message cannot
-        carry) and, with ``inline_images``, image parts; neighbouring text is joined by newlines."""
+        carry) and, with ``inline_images``, image parts; neighbouring text is joined by newlines. The text
+        is cleaned (``clean_result``: no terminal escapes, control or hidden characters; newlines and tabs
+        stay)."""
         pieces: list[str | dict[str, Any]] = []
         for block in self.content:
             text = block_text(block)
@@ -110,6 +113,7 @@ class ToolResult:
                 text = media_note(block)
             if text is None:
                 continue
+            text = clean_result(text)  # no terminal escapes or hidden characters reach the model
             if pieces and isinstance(pieces[-1], str):
                 pieces[-1] = f"{pieces[-1]}\n{text}"
             else:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import concurrent.futures
 import os
 import sys
 import sysconfig
@@ -271,6 +272,33 @@ def _internal(traceback: TracebackType | None) -> bool:
             return False
         traceback = traceback.tb_next
     return True
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_HAND_OVER = tuple(os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep
+                   for module in (concurrent.futures, asyncio))
+"""Where a call crosses to the session's loop and back (run_sync's future, the loop's task)."""
+
+
+def _ours(traceback: TracebackType) -> bool:
+    filename = os.path.abspath(traceback.tb_frame.f_code.co_filename)
+    return filename.startswith(_PACKAGE) or filename.startswith(_HAND_OVER)
+
+
+def outside_frames(error: BaseException) -> BaseException:
+    """``error`` (raised outside mcp_litellm: LiteLLM's exception for a failed model request, an exception of
+    the user's own callback) without the frames it passed through inside mcp_litellm on its way back to the
+    user's call, and the hand-over between threads: its traceback starts where the code that raised it
+    begins. An error raised by mcp_litellm's own code is left as it is (a bug there needs every frame)."""
+    traceback = error.__traceback__
+    innermost = traceback
+    while innermost is not None and innermost.tb_next is not None:
+        innermost = innermost.tb_next
+    if innermost is None or _ours(innermost):
+        return error
+    while traceback is not None and _ours(traceback):
+        traceback = traceback.tb_next
+    return error.with_traceback(traceback)
 
 
 def plain_traceback(error: MCPLiteLLMError) -> MCPLiteLLMError:

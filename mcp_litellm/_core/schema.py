@@ -14,7 +14,8 @@ top-level object). With a model, what that provider cannot take is rewritten her
   So before LiteLLM sees the schema we inline ``$ref``/``$defs`` (cutting recursion), turn ``const``
   into a one-value ``enum`` (strings) or a description note (other types), ``oneOf`` into ``anyOf``,
   merge ``allOf``, turn ``["T", "null"]`` types and ``anyOf [T, null]`` into ``nullable``, move
-  constraints Gemini lacks (``format``, ``exclusiveMinimum``, non-string ``enum`` ...) into the
+  constraints Gemini lacks (``format``, ``exclusiveMinimum``, an ``enum`` with a non-string or an empty
+  string, an ``enum`` on a non-string type ...) into the
   description, and drop ``additionalProperties``, ``$schema``, ``title`` and other unsupported keywords.
   The result passes through LiteLLM's own conversion unchanged in meaning.
 """
@@ -30,6 +31,7 @@ _GEMINI_KEEP = {
     "maxLength", "pattern", "example", "anyOf",
 }
 _GEMINI_FORMATS = {"enum", "date-time"}
+_JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object", "null"}
 _NOTED = ("exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems")
 _MAX_DEPTH = 40
 
@@ -194,6 +196,10 @@ def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
         else:
             node.pop("type")
             node["anyOf"] = [*node.get("anyOf", []), *({"type": t} for t in non_null)]
+    kind = node.get("type")
+    if isinstance(kind, str) and kind.lower() not in _JSON_TYPES:  # "any", "file" ...: Gemini knows none
+        node.pop("type")
+        _note(node, f"Type: {kind}.")
     if "const" in node:
         value = node.pop("const")
         if isinstance(value, str):
@@ -202,11 +208,8 @@ def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
         else:
             _note(node, f"Must be {_literal(value)}.")
     enum = node.get("enum")
-    if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
-        node.pop("enum")
-        _note(node, "One of: " + ", ".join(_literal(v) for v in enum) + ".")
-    elif isinstance(enum, list):
-        node.setdefault("type", "string")
+    if isinstance(enum, list):
+        _gemini_enum(node, enum)
     fmt = node.get("format")
     if fmt is not None and fmt not in _GEMINI_FORMATS:
         node.pop("format")
@@ -232,6 +235,35 @@ def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
     if isinstance(out.get("anyOf"), list):
         out = _gemini_any_of(out, depth)
     return out
+
+
+def _gemini_enum(node: dict[str, Any], enum: list[Any]) -> None:
+    """Gemini takes ``enum`` only on strings and only of non-empty strings (LiteLLM sends ``""`` as
+    ``null``, which Gemini refuses): any other enum goes into the description, so no value is lost."""
+    strings = all(isinstance(v, str) for v in enum)
+    kind = node.get("type")
+    if strings and enum and all(enum) and kind in (None, "string"):
+        node["type"] = "string"
+        return
+    node.pop("enum")
+    if kind is None and "anyOf" not in node and enum:
+        kinds = {_json_type(v) for v in enum}
+        if len(kinds) == 1 or kinds == {"integer", "number"}:
+            node["type"] = "number" if kinds == {"integer", "number"} else kinds.pop()
+    if enum:
+        _note(node, "One of: " + ", ".join(_literal(v) for v in enum) + ".")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "null" if value is None else "object" if isinstance(value, dict) else "array"
 
 
 def _merge_all_of(node: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_litellm._client.redis_pins import REDIS_SCHEMES
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_config
+from mcp_litellm._servers.placeholders import editor_variables, expand_env
 from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
 from mcp_litellm._transports import infer_transport
 
@@ -72,8 +72,6 @@ _URL_ALIASES = ("httpUrl", "serverUrl")
 _IGNORED_KEYS = {"description", "autoApprove", "alwaysAllow", "trust"}
 """Keys other MCP hosts write into the same file; accepted and ignored so their files load unchanged."""
 
-_PLACEHOLDER = re.compile(r"\$(\$?)\{([^}]*)\}")
-_VAR = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
 
 
 @dataclass(frozen=True)
@@ -145,41 +143,6 @@ class ServerConfig:
                 f"config={redact_config(self.config)!r}, disabled={self.disabled})")
 
 
-def expand_env(value: Any, environ: Mapping[str, str], where: str) -> Any:
-    """Expand ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` in every string inside ``value``.
-
-    ``$${...}`` stays literal (as ``${...}``). An unset variable without a default is a ``ConfigError``
-    naming the variable and ``where`` it was used.
-    """
-    if isinstance(value, str):
-        return _expand_string(value, environ, where)
-    if isinstance(value, Mapping):
-        return {k: expand_env(v, environ, f"{where}.{k}") for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [expand_env(v, environ, f"{where}[{i}]") for i, v in enumerate(value)]
-    return value
-
-
-def _expand_string(text: str, environ: Mapping[str, str], where: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        escaped, body = match.group(1), match.group(2)
-        if escaped:
-            return "${" + body + "}"
-        var = _VAR.fullmatch(body)
-        if var is None:
-            raise ConfigError(f"{where}: unsupported placeholder '${{{body}}}'; use ${{VAR}} or ${{VAR:-default}}")
-        name, default = var.group(1), var.group(2)
-        found: str | None = environ.get(name)
-        if found is not None and (found != "" or default is None):
-            return found
-        if default is not None:
-            return default
-        raise ConfigError(f"{where}: environment variable {name!r} is not set (use ${{{name}:-default}} "
-                          "to give a default)")
-
-    return _PLACEHOLDER.sub(replace, text)
-
-
 def load_config(
     path_or_dict: str | os.PathLike[str] | Mapping[str, Any],
     *,
@@ -201,8 +164,10 @@ def load_config(
     entry may set
     ``"auth": "oauth"`` and ``"oauth": {...}`` (``client_id``, ``client_secret``,
     ``token_endpoint_auth_method``, ``scopes``, ``redirect_uri``, ``client_metadata_url``, ``grant``,
-    ``private_key``, ``signing_algorithm``, ``storage``, ``timeout``). String values may use ``${VAR}``
-    and ``${VAR:-default}`` (from ``environ``, default ``os.environ``).
+    ``private_key``, ``signing_algorithm``, ``storage``, ``timeout``). String values may use ``${VAR}``,
+    ``${env:VAR}`` and ``${VAR:-default}`` (from ``environ``, default ``os.environ``), and VS Code's
+    ``${workspaceFolder}`` (the config file's folder, or the folder above it for a file in ``.vscode/``; the
+    current directory for a mapping), ``${workspaceFolderBasename}`` and ``${userHome}``.
 
     A LiteLLM Proxy ``config.yaml`` works as it is: its ``mcp_servers:`` entries (``transport``
     ``stdio``/``http``/``sse``, ``auth_type`` with ``authentication_token``, ``static_headers``,
@@ -401,10 +366,11 @@ def _server(source: str, name: str, raw: Any, environ: Mapping[str, str],
     if not isinstance(raw, Mapping):
         raise reader.error(None, f"settings must be a mapping, got {type(raw).__name__}")
     entry: dict[str, Any] = {}
+    editor = editor_variables(None if source == "config" else source)
     for key, value in raw.items():
         if not isinstance(key, str):
             raise reader.error(None, f"keys must be strings, got {key!r}")
-        entry[key] = expand_env(value, environ, f"{source}: server {name!r}, key {key!r}")
+        entry[key] = expand_env(value, environ, f"{source}: server {name!r}, key {key!r}", editor)
     transport = _transport(reader, entry)
     options: dict[str, Any] = {}
     config: dict[str, Any] = {}

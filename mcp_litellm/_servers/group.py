@@ -349,6 +349,10 @@ class ClientGroup:
         by_server_name = [t for t in tools if t.mcp_name == name]
         if len(by_server_name) == 1:
             return by_server_name[0]
+        prefixed = [t for t in tools if name in (safe_tool_name(t.mcp_name, self._prefixes[t.client.name]),
+                                                 safe_tool_name(t.mcp_name, t.client.name))]
+        if len(prefixed) == 1:  # "{server}__{tool}", as named where several servers offer it
+            return prefixed[0]
         if not refresh:
             return await self._tool(name, True)
         for client in self._clients.values():  # a tool its pins withhold: say so, not "not found"
@@ -361,7 +365,8 @@ class ClientGroup:
         raise NotFoundError("tool", name, [t.name for t in tools], message=several)
 
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
-        """The tool called ``name`` in the group (or on its server, when only one server has it)."""
+        """The tool called ``name`` in the group (or on its server, when only one server has it, or
+        ``"{server}__{tool}"``, its name when several servers offer it, whether or not it is prefixed here)."""
         return run_sync(self._tool(name, refresh))
 
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:

@@ -45,3 +45,12 @@ def test_a_model_litellm_does_not_know_gets_the_default_budget():
     with ml.client("catalog", "memory", {"server": build_server(200)}) as client:
         chat = ml.Chat("openai/gpt-4o-mini", tool_budget=10**9, **LLM).with_tools(client.tools())
         assert chat.tool_search_reason() == "200 tools are more than the 128 one request may carry"
+
+
+def test_the_reason_is_known_before_the_first_request_for_a_live_group():
+    with ml.ClientGroup({"mcpServers": {"catalog": {"server": build_server(200)}}}) as group:
+        chat = ml.Chat("openai/gpt-4o-mini", tool_budget=10**9, **LLM).with_tools(group)
+        assert chat.tool_search_reason() == "200 tools are more than the 128 one request may carry"
+    with ml.client("catalog", "memory", {"server": build_server(3)}) as client:
+        chat = ml.Chat("openai/gpt-4o-mini", tool_search=True, **LLM).with_tools(client)
+        assert chat.tool_search_reason() == "tool search is always on (3 tools)"

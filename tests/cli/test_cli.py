@@ -254,6 +254,16 @@ def test_ambiguous_tool_and_resource_say_which_servers_offer_them(tmp_path):
     assert done.returncode == 0 and done.stdout.startswith("# mcp-litellm demo server")
 
 
+def test_call_takes_the_prefixed_name_the_ambiguity_error_suggests(tmp_path):
+    demo = {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}
+    config = write_config(tmp_path, {"a": demo, "b": demo})
+    for extra in (["--server", "b"], []):  # alone (not prefixed there) and among both (prefixed)
+        done = run("call", "--config", config, *extra, "b__add", "a=1", "b=2")
+        assert (done.returncode, done.stdout.strip()) == (0, "3"), done.stderr
+    done = run("call", "--config", config, "--server", "b", "a__add", "a=1", "b=2")  # not a server of the group
+    assert done.returncode == 2 and "no tool named 'a__add'" in one_line_error(done)
+
+
 def test_read_not_found_is_exit_2_with_one_server_too():
     done = run("read", "about")  # a name, not a URI; the one demo server does not know it
     assert done.returncode == 2

@@ -96,7 +96,7 @@ def test_a_remote_server_from_the_command_line(fixture_http):
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [(row["name"], row["transport"], row["status"]) for row in rows] == [
-        (f"localhost-{port(streamable)}", "streamable", "ok"), (f"localhost-{port(sse)}", "sse", "ok")]
+        (f"127-0-0-1-{port(streamable)}", "streamable", "ok"), (f"127-0-0-1-{port(sse)}", "sse", "ok")]
     done = run("call", "--url", sse, "add", "a=2", "b=3")
     assert (done.returncode, done.stdout.strip()) == (0, "5"), done.stderr
 

@@ -122,3 +122,23 @@ def test_a_group_error_names_its_server_in_an_attribute():
         ml.ClientGroup([_memory("fine"), _broken("broken", marker)]).start()
     assert failed.value.server == "broken"
     assert wait_no_processes(marker) == []
+
+
+def test_client_has_the_parameters_of_client_class_in_its_own_source():
+    """``ml.client`` spells out ``Client``'s parameters (not ``*args, **kwargs``), so the API reference (read
+    from the source) and editors show them; a parameter added to ``Client`` must be added to it too."""
+    import ast
+    import inspect
+
+    made = inspect.signature(ml.client)
+    init = inspect.signature(ml.Client.__init__)
+    assert [(p.name, p.kind, p.default, p.annotation) for p in made.parameters.values()] == \
+        [(p.name, p.kind, p.default, p.annotation) for p in list(init.parameters.values())[1:]]
+    source = ast.parse(inspect.getsource(ml.client))  # the source itself, not a __signature__ set at run time
+    arguments = source.body[0].args  # type: ignore[attr-defined]
+    assert [a.arg for a in arguments.args] == ["name", "transport_type", "config"]
+    assert "start" in [a.arg for a in arguments.kwonlyargs] and arguments.vararg is None
+    client = ml.client("named", config={"command": "true"}, start=False, request_timeout=7, with_prefix=True)
+    assert (client.name, client.request_timeout, client.with_prefix, client.is_alive()) == ("named", 7.0, True, False)
+    with pytest.raises(ml.ConfigError, match="unknown option"):
+        ml.client("named", config={"command": "true"}, start=False, bogus=1)  # type: ignore[call-arg]

@@ -63,6 +63,25 @@ def test_env_defaults_and_escapes():
     assert servers["s"].config["args"] == ["fallback", "/home/me", "${NOT_EXPANDED}", "s3cr3t-token", ""]
 
 
+def test_vs_code_workspace_folder_is_the_folder_of_the_config_file(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / ".vscode").mkdir(parents=True)
+    entry = {"type": "stdio", "command": "${workspaceFolder}/.venv/bin/python",
+             "args": ["${workspaceFolderBasename}", "${userHome}", "${env:workspaceFolder:-unset}"],
+             "cwd": "${workspaceFolder}"}
+    monkeypatch.setenv("workspaceFolder", "/not/this/one")  # not an environment variable in VS Code
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    vscode = ml.load_config(write(project / ".vscode", {"servers": {"s": entry}}))["s"].config
+    assert vscode["command"] == f"{project}/.venv/bin/python"  # .vscode/mcp.json: the workspace above it
+    assert vscode["args"] == ["project", str(tmp_path / "home"), "/not/this/one"]
+    assert vscode["cwd"] == str(project)
+    beside = ml.load_config(write(project, {"mcpServers": {"s": entry}}))["s"].config
+    assert beside["command"] == f"{project}/.venv/bin/python"  # a file in the folder itself
+    monkeypatch.chdir(project)
+    given = ml.load_config({"mcpServers": {"s": entry}})["s"].config  # a mapping: the current directory
+    assert given["cwd"] == str(project)
+
+
 def test_env_defaults_to_os_environ(monkeypatch):
     monkeypatch.setenv("MCP_LITELLM_TEST_CMD", "my-server")
     assert ml.load_config({"mcpServers": {"s": {"command": "${MCP_LITELLM_TEST_CMD}"}}})["s"].config["command"] \

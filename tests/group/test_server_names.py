@@ -38,7 +38,10 @@ def test_a_command_is_named_after_its_package(command, name):
 
 
 @pytest.mark.parametrize(("url", "name"), [
-    ("http://127.0.0.1:8000/mcp", "localhost-8000"),
+    ("http://127.0.0.1:8000/mcp", "127-0-0-1-8000"),
+    ("http://127.0.0.1:4390/mcp", "127-0-0-1-4390"),
+    ("http://[::1]:8000/mcp", "ip6-1-8000"),
+    ("http://0.0.0.0:8000/mcp", "0-0-0-0-8000"),
     ("http://localhost:3001/sse", "localhost-3001"),
     ("https://mcp.deepwiki.com/mcp", "deepwiki"),
     ("https://api.githubcopilot.com/mcp/", "githubcopilot"),
@@ -62,5 +65,6 @@ def test_url_servers_are_named_after_host_port_and_path(fixture_http):
     done = run("servers", "--url", streamable, "--url", sse, "--url", streamable, "--format", "json")
     assert done.returncode == 0, done.stderr
     ports = [url.rsplit(":", 1)[1].split("/")[0] for url in (streamable, sse)]
+    assert streamable.startswith("http://127.0.0.1:")  # named after the host as given, not "localhost"
     assert [row["name"] for row in json.loads(done.stdout)] == [
-        f"localhost-{ports[0]}", f"localhost-{ports[1]}", f"localhost-{ports[0]}-2"]
+        f"127-0-0-1-{ports[0]}", f"127-0-0-1-{ports[1]}", f"127-0-0-1-{ports[0]}-2"]

@@ -72,6 +72,7 @@ def test_a_timeout_traceback_is_the_users_call_and_our_message(make_client):
     assert "test_error_shape.py" in text  # the user's own call is there
     assert not [internal for internal in INTERNALS if internal in text], text
     assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert lines[-2].strip() == "raise plain_traceback(error)", text  # the last line of ours: no lint note
 
 
 def test_an_async_timeout_traceback_is_as_short():
@@ -101,3 +102,31 @@ def test_a_transport_failure_keeps_its_cause_without_internal_frames():
     assert len(text.splitlines()) <= 30, text
     assert not [internal for internal in INTERNALS if internal in text], text
     assert "ExceptionGroup" not in text, text
+
+
+def _model_failure(call) -> str:
+    try:
+        call()
+    except Exception as error:
+        return shown(error)
+    raise AssertionError("the model request did not fail")
+
+
+def test_a_failed_model_request_shows_litellms_frames_not_ours():
+    """LiteLLM's exception goes from the user's call straight to LiteLLM's frames: the frames it passed
+    through in mcp_litellm (the chat, the tool loop, the thread hand-over) are left out, so the traceback is
+    no longer than LiteLLM's own for the same request (the chat's requests are async: litellm.acompletion)."""
+    import litellm
+
+    settings = {"api_base": f"http://127.0.0.1:{free_port()}/v1", "api_key": "sk-test", "num_retries": 0}
+    ours = _model_failure(lambda: ml.Chat("openai/gpt-4o-mini", **settings).ask("hi"))
+    theirs = _model_failure(lambda: asyncio.run(litellm.acompletion(
+        model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "hi"}], **settings)))
+    last = ours[ours.rindex("Traceback (most recent call last):"):]  # the exception itself, after its causes
+    frames = [line.strip() for line in last.splitlines() if line.strip().startswith("File ")]
+    at = next(i for i, frame in enumerate(frames) if frame.endswith("in run_sync"))
+    assert "test_error_shape.py" in frames[at - 2] and frames[at - 1].endswith("in ask"), last  # the user's call
+    assert "site-packages/litellm/" in frames[at + 1], last  # then LiteLLM's own frames
+    assert not [f for f in frames[at + 1:] if "mcp_litellm" in f], last
+    assert "concurrent/futures" not in ours, ours
+    assert len(ours.splitlines()) <= len(theirs.splitlines()), (len(ours.splitlines()), len(theirs.splitlines()))
