@@ -30,7 +30,7 @@ from mcp_litellm._core.errors import (
     UnsupportedFeature,
 )
 from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
-from mcp_litellm._core.redact import redact_chain
+from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import offers, resource_owner
@@ -84,7 +84,7 @@ class ClientGroup:
         **client_options: Any,
     ) -> None:
         if with_prefix not in (None, True, False):
-            raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
+            raise ConfigError(f"with_prefix must be True, False or None, got {shown_value(with_prefix)}")
         self.strict = strict
         self.with_prefix = with_prefix
         self.failed: dict[str, MCPLiteLLMError] = {}
@@ -426,7 +426,7 @@ class ClientGroup:
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
-            raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {uri!r}")
+            raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {shown_value(uri)}")
         resources = await self._merged(lambda c: c.aresources(), "resources", "resources")
         listed = any(str(r.uri) == uri for r in resources)  # then the templates are not needed (nor fetched)
         templates: list[ResourceTemplate] = [] if listed else await self._merged(

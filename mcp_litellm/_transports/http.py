@@ -20,7 +20,7 @@ client (:mod:`.sse_client`), since the SDK's fixes a 1 MiB limit per event.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -29,7 +29,7 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import redact_text, redact_url, remember_secrets
+from mcp_litellm._core.redact import redact_text, redact_url, remember_secrets, url_secrets
 from mcp_litellm._core.sdk_compat import SESSION_TERMINATION_FAILED_LOG
 from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
@@ -65,20 +65,32 @@ __all__ = ["HttpObserver", "HttpStatus", "SseTransport", "StreamableTransport", 
 _PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
                   "user-agent", _SESSION_HEADER, "mcp-protocol-version"}
 _MAX_ERROR_BODY = 16_384
-"""Bytes of a 400 answer's body read for the session check (larger bodies are not read here)."""
+"""Bytes of an error answer's body read (for the session check, and to quote the server's reason); larger
+bodies, and bodies of undeclared length, are not read here."""
 
 
-async def _observe_response(response: httpx2.Response) -> None:
+def _response_observer(credentials: bool) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """The response hook writing each POST's answer into the request's :class:`HttpObserver`;
+    ``credentials``: whether the config sends any (``headers``, ``auth``, ``oauth``)."""
+
+    async def observe(response: httpx2.Response) -> None:
+        await _observe_response(response, credentials)
+
+    return observe
+
+
+async def _observe_response(response: httpx2.Response, credentials: bool | None = None) -> None:
     observer = http_observer.get()
     request = response.request
     if observer is None or request.method != "POST":
         return
     with_session = _SESSION_HEADER in request.headers
     body = None
-    if response.status_code == 400 and with_session:
+    if response.status_code >= 400:
         # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers
-        # answer an unknown session with an error whose id is missing, so read it here (it stays cached
-        # for the SDK). Only small bodies: the length must be declared and bounded.
+        # answer an unknown session with an error whose id is missing, and a server refusing access (403)
+        # says why in plain text, so read it here (it stays cached for the SDK). Only small bodies: the
+        # length must be declared and bounded.
         try:
             if 0 < int(response.headers.get("content-length", "0")) <= _MAX_ERROR_BODY:
                 text = (await response.aread()).decode("utf-8", "replace")[:2000]
@@ -86,15 +98,22 @@ async def _observe_response(response: httpx2.Response) -> None:
                 body = redact_text(text, [v for k, v in request.headers.items() if k.lower() not in _PLAIN_HEADERS])
         except (ValueError, httpx2.HTTPError):
             body = None
-    observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body)
+    observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body, credentials)
 
 
-def http_status_advice(status: int, *, with_session: bool = False) -> str:
-    """What an HTTP error status from an MCP endpoint most likely means, and what to do about it."""
+def http_status_advice(status: int, *, with_session: bool = False, credentials: bool | None = None) -> str:
+    """What an HTTP error status from an MCP endpoint most likely means, and what to do about it.
+
+    ``credentials``: whether the server's config sends any (``None``: not known); a 403 to a request that
+    carried none is the server's own rule (an allowed host or network, say), not a credentials problem."""
     if status == 401:
         return ("authentication failed: check the credentials in the server's 'headers' (for example "
                 "Authorization) or its 'auth' (\"auth\": \"oauth\" signs in to OAuth-protected servers)")
     if status == 403:
+        if credentials is False:
+            return ("the server refused access; no credentials are configured for it, so this is the server's own "
+                    "rule (its reason, when it gave one, is quoted above); if it does need credentials, set "
+                    "them in 'headers' or 'auth'")
         return "access denied: the credentials in 'headers' or 'auth' lack permission for this server"
     if status == 404 or (status == 400 and with_session):
         if with_session:
@@ -153,7 +172,7 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
     headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
-    remember_secrets(headers.values())
+    remember_secrets([*headers.values(), *url_secrets(config["url"])])
     return headers
 
 
@@ -170,6 +189,11 @@ class _HttpTransport(Transport):
 
     def check(self) -> None:
         _check(self.name, self.config)
+
+    def sends_credentials(self) -> bool:
+        """Whether this server's config sends credentials: any header, an ``auth`` or ``oauth`` setting."""
+        config = self.config
+        return bool(config.get("headers")) or config.get("auth") is not None or config.get("oauth") is not None
 
     def auth(self) -> httpx2.Auth | None:
         """The config's own ``httpx2.Auth``, our OAuth provider for ``oauth`` settings (built once), or ``None``."""
@@ -205,6 +229,7 @@ class StreamableTransport(_HttpTransport):
         auth = self.auth()
         timeout = self._timeout()
         url, limit, config = self.config["url"], self.options.max_message_size, self.config
+        credentials = self.sends_credentials()
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
@@ -214,7 +239,7 @@ class StreamableTransport(_HttpTransport):
                 timeout=timeout,
                 auth=auth,
                 event_hooks={"request": [without_foreign_credentials(url, headers)],
-                             "response": [body_bound(limit), _observe_response]},
+                             "response": [body_bound(limit), _response_observer(credentials)]},
             )
             transport = streamable_http_client(url, http_client=http, max_sse_event_size=limit)
             async with http, transport as (read_stream, write_stream):
@@ -241,13 +266,14 @@ class SseTransport(_HttpTransport):
         ours = auth is not None and _is_oauth(auth)
         timeout = self._timeout()
         url, limit, label, config = self.config["url"], self.options.max_message_size, self.options.server, self.config
+        credentials = self.sends_credentials()
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
             relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
 
             async def on_response(response: httpx2.Response) -> None:
-                await _observe_response(response)
+                await _observe_response(response, credentials)
                 if response.request.method == "POST" and response.status_code >= 400:
                     if (ours and response.status_code in (401, 403)
                             and not response.request.extensions.get(_AUTH_FINAL)):
