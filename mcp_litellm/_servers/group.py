@@ -25,7 +25,6 @@ from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
-    ServerError,
     TransportError,
     UnsupportedFeature,
 )
@@ -43,7 +42,6 @@ if TYPE_CHECKING:
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
-METHOD_NOT_FOUND = -32601
 _Item = TypeVar("_Item")
 
 FAILED_TO_START = "server %r failed to start: %s"
@@ -302,8 +300,7 @@ class ClientGroup:
         results = await asyncio.gather(*(fetch(c) for c in clients), return_exceptions=True)
         collected: list[tuple[Client, list[_Item]]] = []
         for client, result in zip(clients, results, strict=True):
-            if isinstance(result, UnsupportedFeature) or (
-                    isinstance(result, ServerError) and result.code == METHOD_NOT_FOUND):
+            if isinstance(result, UnsupportedFeature):  # (a method-not-found listing is empty: the client's rule)
                 continue
             if isinstance(result, BaseException):
                 if self.strict or not isinstance(result, MCPLiteLLMError):

@@ -79,6 +79,6 @@ class GatewayApp:
             payload = answer.body.replace("{url}", url)
             content_type = answer.content_type or "text/plain; charset=utf-8"
         data = payload.encode()
-        await send({"type": "http.response.start", "status": answer.status,
-                    "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(data)).encode())]})
+        headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(data)).encode())]
+        await send({"type": "http.response.start", "status": answer.status, "headers": headers})
         await send({"type": "http.response.body", "body": data})
