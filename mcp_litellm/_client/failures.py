@@ -27,6 +27,7 @@ from mcp_litellm._core.errors import (
     TransportError,
 )
 from mcp_litellm._core.sdk_compat import CONNECTION_CLOSED_MESSAGE, sdk_stand_ins
+from mcp_litellm._transports.error_body import read_body, sent_credentials
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_status_advice
 from mcp_litellm._transports.stdio import ExitReport
 from mcp_litellm._transports.unreachable import connect_failure, unreachable
@@ -158,7 +159,8 @@ def translate(
         return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
     if isinstance(exc, httpx2.HTTPStatusError):
         return http_error(exc.response.status_code, exc.response.reason_phrase,
-                          lead=f"server {server!r} answered {method} with")
+                          lead=f"server {server!r} answered {method} with", detail=read_body(exc.response),
+                          credentials=sent_credentials(exc.request))
     if isinstance(exc, httpx2.HTTPError | OSError | anyio.BrokenResourceError | anyio.ClosedResourceError):
         return TransportError(f"transport failure talking to server {server!r} during {method}: {describe(exc)}")
     if isinstance(exc, ValidationError):
@@ -203,7 +205,8 @@ def _map_start_error(error: BaseException, *, server: str, url: str | None, hand
                           detail=failure.body if stand_in else said, credentials=failure.credentials)
     if isinstance(error, httpx2.HTTPStatusError):
         return http_error(error.response.status_code, error.response.reason_phrase,
-                          lead=f"could not connect to server {server!r}{at}: it answered")
+                          lead=f"could not connect to server {server!r}{at}: it answered",
+                          detail=read_body(error.response), credentials=sent_credentials(error.request))
     unreached = connect_failure(error) if url else None
     if unreached is not None and url:
         return TransportError(f"could not connect to server {server!r} {unreachable(url, unreached)}")

@@ -29,11 +29,12 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import redact_text, redact_url, remember_secrets, url_secrets
+from mcp_litellm._core.redact import redact_url, remember_secrets, url_secrets
 from mcp_litellm._core.sdk_compat import SESSION_TERMINATION_FAILED_LOG
 from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.endpoint_policy import cleartext_problem
+from mcp_litellm._transports.error_body import read_error_body
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
@@ -62,11 +63,6 @@ _SESSION_HEADER = "mcp-session-id"
 __all__ = ["HttpObserver", "HttpStatus", "SseTransport", "StreamableTransport", "http_observer", "http_status_advice"]
 
 
-_PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
-                  "user-agent", _SESSION_HEADER, "mcp-protocol-version"}
-_MAX_ERROR_BODY = 16_384
-"""Bytes of an error answer's body read (for the session check, and to quote the server's reason); larger
-bodies, and bodies of undeclared length, are not read here."""
 
 
 def _response_observer(credentials: bool) -> Callable[[httpx2.Response], Awaitable[None]]:
@@ -85,19 +81,10 @@ async def _observe_response(response: httpx2.Response, credentials: bool | None 
     if observer is None or request.method != "POST":
         return
     with_session = _SESSION_HEADER in request.headers
-    body = None
-    if response.status_code >= 400:
-        # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers
-        # answer an unknown session with an error whose id is missing, and a server refusing access (403)
-        # says why in plain text, so read it here (it stays cached for the SDK). Only small bodies: the
-        # length must be declared and bounded.
-        try:
-            if 0 < int(response.headers.get("content-length", "0")) <= _MAX_ERROR_BODY:
-                text = (await response.aread()).decode("utf-8", "replace")[:2000]
-                # it may reach an error message: mask the request's header values (credentials) in it
-                body = redact_text(text, [v for k, v in request.headers.items() if k.lower() not in _PLAIN_HEADERS])
-        except (ValueError, httpx2.HTTPError):
-            body = None
+    # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers answer
+    # an unknown session with an error whose id is missing, and a server refusing access (403) says why in
+    # plain text, so read it here (it stays cached for the SDK).
+    body = await read_error_body(response) if response.status_code >= 400 else None
     observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body, credentials)
 
 

@@ -110,3 +110,28 @@ def test_a_long_reason_is_cut(gateway):
         ml.client("gw", "streamable", {"url": url})
     said = str(info.value).split("the server said: ", 1)[1]
     assert said.startswith("Forbidden no. no.") and "<" not in said and len(said.split(")")[0]) <= 301
+
+
+async def _refuse_everything(scope, receive, send):
+    """A server in front of which every request, GET or POST, is refused with 403 and a reason."""
+    if scope["type"] != "http":
+        return
+    body = REFUSAL.encode()
+    await send({"type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+@pytest.mark.parametrize(("transport", "path"), [("sse", "/sse"), ("streamable", "/mcp")])
+@pytest.mark.parametrize("credentials", [False, True])
+def test_a_403_on_either_http_transport_quotes_the_reason(transport, path, credentials):
+    config = {"url": None, **({"headers": {"X-Api-Key": SECRET}} if credentials else {})}
+    with UvicornThread(_refuse_everything) as served:
+        config["url"] = served.url + path
+        with pytest.raises(ml.TransportError) as info:
+            ml.client("refused", transport, config)
+    message = str(info.value)
+    assert info.value.http_status == 403 and f"(the server said: {REFUSAL})" in message
+    assert ("lack permission" in message) is credentials
+    assert ("no credentials are configured" in message) is not credentials
+    assert SECRET not in shown(info.value)
