@@ -105,3 +105,13 @@ def test_a_refusal_that_is_not_about_the_era_is_not_retried(status, words):
     with UvicornThread(app) as served, pytest.raises(ml.TransportError, match=words):
         ml.client("gw", "streamable", {"url": f"{served.url}/mcp"})
     assert app.seen == ["server/discover", "initialize"]  # the SDK's fallback, and no fresh connection
+
+
+@pytest.mark.parametrize("status", [400, 404, 405, 501])
+def test_a_plain_http_refusal_of_the_probe_falls_back_to_the_handshake(status):
+    """A gateway that does not know ``server/discover`` and says so in HTTP, without a JSON-RPC body."""
+    app = GatewayApp(build_server("gw"))
+    app.answers["server/discover"] = Answer(status, "unknown method")
+    with UvicornThread(app) as served, ml.client("gw", "streamable", {"url": f"{served.url}/mcp"}) as client:
+        assert not client.protocol_version.startswith("2026")
+        assert client.execute_tool("echo", {"message": "hi"}).text == "hi"
