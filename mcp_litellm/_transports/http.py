@@ -63,8 +63,6 @@ _SESSION_HEADER = "mcp-session-id"
 __all__ = ["HttpObserver", "HttpStatus", "SseTransport", "StreamableTransport", "http_observer", "http_status_advice"]
 
 
-
-
 def _response_observer(credentials: bool) -> Callable[[httpx2.Response], Awaitable[None]]:
     """The response hook writing each POST's answer into the request's :class:`HttpObserver`;
     ``credentials``: whether the config sends any (``headers``, ``auth``, ``oauth``)."""
