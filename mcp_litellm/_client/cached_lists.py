@@ -3,15 +3,17 @@ looked up by name."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.core import ClientCore
-from mcp_litellm._client.listing import CAPABILITIES, paginate
-from mcp_litellm._core.errors import NotFoundError, UnsupportedFeature
+from mcp_litellm._client.listing import CAPABILITIES, lists_nothing, paginate
+from mcp_litellm._core.errors import NotFoundError, ServerError, UnsupportedFeature
 
 T = TypeVar("T")
+logger = logging.getLogger("mcp_litellm")
 
 
 class ListingMixin(ClientCore):
@@ -54,7 +56,15 @@ class ListingMixin(ClientCore):
                 ttls.append(int(page.ttl_ms))
             return page
 
-        converted = [convert(item) for item in await paginate(fetch, items, server=self.name)]
+        try:
+            fetched = await paginate(fetch, items, server=self.name)
+        except ServerError as error:
+            if not lists_nothing(error):
+                raise
+            logger.debug("server %r answered %s with method not found (%s): listing no %s", self.name, method,
+                         error.message, kind.replace("_", " "))
+            fetched = []
+        converted = [convert(item) for item in fetched]
         if finish is not None:
             converted = finish(converted)
         listing.store(converted, generation, ttls)

@@ -28,7 +28,7 @@ from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
 from mcp_litellm._core.protocol import is_modern
-from mcp_litellm._core.redact import redact_config
+from mcp_litellm._core.redact import redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._transports import (
@@ -126,15 +126,17 @@ class Client(CatalogMixin):
         **unknown: NoReturn,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"a client needs a non-empty name, got {name!r}")
+            raise ConfigError(f"a client needs a non-empty name, got {shown_value(name)}")
         if unknown:  # type checkers refuse them already; say so at run time too
             raise ConfigError(f"unknown option(s) for client {name!r}: {', '.join(sorted(unknown))}")
         if config is not None and not isinstance(config, Mapping):
             raise ConfigError(f"config must be a mapping, got {type(config).__name__}")
         if not isinstance(request_timeout, int | float) or isinstance(request_timeout, bool) or request_timeout <= 0:
-            raise ConfigError(f"request_timeout must be a positive number of seconds, got {request_timeout!r}")
+            raise ConfigError(f"request_timeout must be a positive number of seconds, "
+                              f"got {shown_value(request_timeout)}")
         if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
-            raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, got {protocol!r}")
+            raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, "
+                              f"got {shown_value(protocol)}")
         self.name = name
         named = (config or {}).get("transport")
         named = named if isinstance(named, str) else None
@@ -145,10 +147,12 @@ class Client(CatalogMixin):
         self.protocol = protocol
         self.with_prefix = with_prefix
         if max_result_chars is not None and (not isinstance(max_result_chars, int) or max_result_chars < 1):
-            raise ConfigError(f"max_result_chars must be a positive integer or None, got {max_result_chars!r}")
+            raise ConfigError(f"max_result_chars must be a positive integer or None, "
+                              f"got {shown_value(max_result_chars)}")
         self.max_result_chars = max_result_chars
         if isinstance(max_message_size, bool) or not isinstance(max_message_size, int) or max_message_size < 1024:
-            raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, got {max_message_size!r}")
+            raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, "
+                              f"got {shown_value(max_message_size)}")
         self.max_message_size = max_message_size
         if not isinstance(retry_idempotent, bool):
             raise ConfigError(f"retry_idempotent must be True or False, got {retry_idempotent!r}")
@@ -480,7 +484,7 @@ class Client(CatalogMixin):
         if timeout is None:
             return self.request_timeout
         if not isinstance(timeout, int | float) or timeout <= 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+            raise ConfigError(f"timeout must be a positive number of seconds, got {shown_value(timeout)}")
         return float(timeout)
 
     def _stranded(self) -> bool:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextvars
+import dataclasses
 import logging
 import sys
 import warnings
@@ -42,6 +43,7 @@ import mcp
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcp_litellm._client.call_context import CallContexts
+from mcp_litellm._client.era import both_failed, refused_after_probe
 from mcp_litellm._client.failures import (
     AnswerLost,
     SessionExpired,
@@ -209,6 +211,11 @@ class _Session:
             redact_chain(error)
             raise self._start_error(error) from reason(error)
 
+    def refused_after_probe(self) -> bool:
+        """Whether the connect failed because the server answered the era probe or the handshake after it
+        with a JSON-RPC error (see ``era``); not for in-process servers."""
+        return not _is_server_object(self._target) and refused_after_probe(self._error, self._handshake)
+
     def _start_error(self, error: BaseException) -> MCPLiteLLMError:
         return start_error(error, server=self.name, url=self._url, handshake=self._handshake, report=self._exit_report)
 
@@ -348,8 +355,23 @@ class Connection:
     # -- lifecycle (all of these run on the connection's loop) -------------------------------------
 
     async def open(self, timeout: float | None) -> None:
-        """Start the owner task and wait until the handshake finished or failed."""
-        await self._session.open(timeout)
+        """Start the owner task and wait until the handshake finished or failed; with ``protocol="auto"``,
+        a server that refused the probe's fallback handshake gets one fresh handshake-only try (``era``)."""
+        started = self.loop.time()
+        try:
+            await self._session.open(timeout)
+        except MCPLiteLLMError as auto:
+            if self._options.protocol != "auto" or not self._session.refused_after_probe():
+                raise
+            logger.info("server %r refused the handshake after the 2026-07-28 probe (%s); connecting again with "
+                        "the handshake only (set protocol=\"legacy\" for it to skip the probe)", self.name, auto)
+            self._options = dataclasses.replace(self._options, protocol="legacy")
+            self._session = _Session(self.name, self._transport, self._options)
+            left = None if timeout is None else max(timeout - (self.loop.time() - started), 1.0)
+            try:
+                await self._session.open(left)
+            except MCPLiteLLMError as legacy:
+                raise both_failed(self.name, auto, legacy) from legacy.__cause__
 
     async def close(self) -> None:
         """Ask the owner task to leave the session, and wait (bounded) until it did."""

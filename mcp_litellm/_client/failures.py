@@ -9,6 +9,7 @@ and a forgotten MCP session (``SessionExpired``) is told from a rejected request
 from __future__ import annotations
 
 import builtins
+import re
 import sys
 
 import anyio
@@ -17,6 +18,7 @@ from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
+from mcp_litellm._core.clean_text import clean
 from mcp_litellm._core.errors import (
     AuthError,
     MCPLiteLLMError,
@@ -25,6 +27,7 @@ from mcp_litellm._core.errors import (
     TransportError,
 )
 from mcp_litellm._core.sdk_compat import CONNECTION_CLOSED_MESSAGE, sdk_stand_ins
+from mcp_litellm._transports.error_body import read_body, sent_credentials
 from mcp_litellm._transports.http import HttpObserver, HttpStatus, http_status_advice
 from mcp_litellm._transports.lost_answers import ANSWER_CUT
 from mcp_litellm._transports.stdio import ExitReport
@@ -98,11 +101,31 @@ def forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:
     return not said or any("session" in text.lower() for text in said)
 
 
-def http_error(status: int, reason: str, *, lead: str, detail: str | None = None) -> TransportError:
-    """A ``TransportError`` for an HTTP error status: ``lead`` says who and when, then what it means."""
+def http_error(status: int, reason: str, *, lead: str, detail: str | None = None,
+               credentials: bool | None = None) -> TransportError:
+    """A ``TransportError`` for an HTTP error status: ``lead`` says who and when, then what the server
+    said (``detail``: its JSON-RPC error message, or the body it sent) and what the status means."""
     phrase = f"HTTP {status} {reason}".strip()
-    said = f" (the server said: {detail[:200]})" if detail else ""
-    return TransportError(f"{lead} {phrase}{said}; {http_status_advice(status)}", http_status=status)
+    quoted = server_words(detail) if detail else ""
+    said = f" (the server said: {quoted})" if quoted else ""
+    advice = http_status_advice(status, credentials=credentials)
+    return TransportError(f"{lead} {phrase}{said}; {advice}", http_status=status)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+_TAG = re.compile(r"<(?:script|style)\b.*?</(?:script|style)>|<[^>]*>", re.I | re.S)
+_QUOTED_MAX = 300
+
+
+def server_words(text: str) -> str:
+    """A server's own words (an error body, a JSON-RPC error message) ready to quote in one line of an
+    error message: terminal escapes, control and hidden characters and HTML tags removed, white space
+    collapsed, cut at 300 characters. Secrets are masked by the error itself."""
+    text = _ANSI.sub("", text)
+    if text.lstrip().startswith("<"):
+        text = _TAG.sub(" ", text)
+    text = " ".join(clean(text.replace("\t", " ").replace("\n", " ")).split())
+    return text if len(text) <= _QUOTED_MAX else f"{text[:_QUOTED_MAX]}\u2026"
 
 
 def _http_failure(failure: HttpStatus, exc: MCPError, *, server: str, method: str) -> MCPLiteLLMError | None:
@@ -114,7 +137,7 @@ def _http_failure(failure: HttpStatus, exc: MCPError, *, server: str, method: st
     if not (stand_in or status in (401, 403) or status >= 500):
         return None  # a JSON-RPC error the server chose to send with a 4xx status (2026-07-28 does that)
     return http_error(status, failure.reason, lead=f"server {server!r} answered {method} with",
-                      detail=None if stand_in else exc.message)
+                      detail=failure.body if stand_in else exc.message, credentials=failure.credentials)
 
 
 def name_the_request(exc: MCPLiteLLMError, server: str, method: str | None) -> None:
@@ -158,7 +181,8 @@ def translate(
         return RequestTimeoutError(f"{method} on server {server!r} timed out after {timeout}s; it was cancelled")
     if isinstance(exc, httpx2.HTTPStatusError):
         return http_error(exc.response.status_code, exc.response.reason_phrase,
-                          lead=f"server {server!r} answered {method} with")
+                          lead=f"server {server!r} answered {method} with", detail=read_body(exc.response),
+                          credentials=sent_credentials(exc.request))
     if isinstance(exc, httpx2.HTTPError | OSError | anyio.BrokenResourceError | anyio.ClosedResourceError):
         return TransportError(f"transport failure talking to server {server!r} during {method}: {describe(exc)}")
     if isinstance(exc, ValidationError):
@@ -196,13 +220,15 @@ def _map_start_error(error: BaseException, *, server: str, url: str | None, hand
     failure = handshake.failure()
     if failure is not None and isinstance(error, MCPError | BaseExceptionGroup):
         said = error.message if isinstance(error, MCPError) else None
+        stand_in = said is None or (getattr(error, "code", None), said) in SDK_STAND_INS
         return http_error(failure.status, failure.reason,
                           lead=f"could not connect to server {server!r}{at}: the MCP handshake was "
                                "answered with",
-                          detail=None if (getattr(error, "code", None), said) in SDK_STAND_INS else said)
+                          detail=failure.body if stand_in else said, credentials=failure.credentials)
     if isinstance(error, httpx2.HTTPStatusError):
         return http_error(error.response.status_code, error.response.reason_phrase,
-                          lead=f"could not connect to server {server!r}{at}: it answered")
+                          lead=f"could not connect to server {server!r}{at}: it answered",
+                          detail=read_body(error.response), credentials=sent_credentials(error.request))
     unreached = connect_failure(error) if url else None
     if unreached is not None and url:
         return TransportError(f"could not connect to server {server!r} {unreachable(url, unreached)}")

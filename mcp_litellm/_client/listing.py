@@ -18,6 +18,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from mcp_types import METHOD_NOT_FOUND
+
+from mcp_litellm._core.errors import ServerError
+
 if TYPE_CHECKING:
     from mcp_types import ReadResourceResult
 
@@ -111,6 +115,15 @@ class CatalogCache:
     def drop_content(self, uri: str) -> None:
         self.contents.pop(uri, None)
         self.content_generations[uri] = self.content_generations.get(uri, 0) + 1
+
+
+def lists_nothing(error: BaseException) -> bool:
+    """The one rule for a listing the server does not implement: a JSON-RPC "method not found" (-32601) to
+    ``tools/list``, ``prompts/list``, ``resources/list`` or ``resources/templates/list`` means it lists
+    nothing (server-postgres and mcp-server-duckdb declare ``resources`` but have no templates handler).
+    The client then returns an empty listing (and says so at DEBUG); the group, ``doctor`` and the CLI
+    see that empty listing, as every other caller does."""
+    return isinstance(error, ServerError) and error.code == METHOD_NOT_FOUND
 
 
 async def paginate(fetch: Callable[[str | None], Awaitable[Any]], items: str, *, server: str) -> list[Any]:

@@ -29,6 +29,7 @@ from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.protocol import is_modern
+from mcp_litellm._core.redact import shown_value
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
@@ -223,7 +224,7 @@ class NotificationsMixin(ListingMixin):
         if not callable(fn):
             raise ConfigError(f"on_logging needs a callable, got {type(fn).__name__}")
         if level not in LOG_LEVELS:
-            raise ConfigError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+            raise ConfigError(f"unknown log level {shown_value(level)}; use one of {', '.join(LOG_LEVELS)}")
         self._log_handlers.append((fn, LOG_LEVELS.index(level)))
         self._log_level_pending = True
         return self

@@ -18,6 +18,7 @@ from mcp_litellm._client.task import Task
 from mcp_litellm._client.task_protocol import TaskState, create, is_modern, list_page
 from mcp_litellm._client.tool_result import ToolResult
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.redact import shown_value
 
 if TYPE_CHECKING:
     from mcp_litellm._client.tool import Tool
@@ -63,7 +64,7 @@ class TasksMixin(ClientCore):
     async def _start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None, ttl: float | None,
                           timeout: float | None) -> Task:
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
-            raise ConfigError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
+            raise ConfigError(f"ttl must be a positive number of seconds or None, got {shown_value(ttl)}")
         tool, arguments = await self._resolve_tool(name, parameters)
         connection = await self._connected()
         if not is_modern(connection.client.session):

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 _HIDDEN = "***"
 _SECRET_KEYS = {"headers", "env", "auth"}
 _MIN_SECRET = 6
@@ -42,6 +44,17 @@ def redact_url(text: str) -> str:
     return _QUERY_PAIR.sub(mask, text)
 
 
+def url_secrets(url: str) -> list[str]:
+    """The values :func:`redact_url` masks in ``url`` (secret query values, a user information password),
+    decoded as well as raw: a server that echoes one (decoded) in an error shows it without the URL around it."""
+    from urllib.parse import unquote_plus
+
+    found = [match.group(3) for match in _QUERY_PAIR.finditer(url)
+             if match.group(3) and _SECRET_PARAM.search(match.group(2))]
+    found += [match.group(2) for match in _USERINFO_PASSWORD.finditer(url)]
+    return [*found, *(unquote_plus(value) for value in found)]
+
+
 def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a transport config safe to show: header/env values, auth objects and secret URL query
     values are masked."""
@@ -60,6 +73,35 @@ def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
         else:
             shown[key] = value
     return shown
+
+
+_SHOWN_MAX = 300
+"""Characters of a wrong value an error message quotes (see :func:`shown_value`)."""
+_SECRET_NAME = re.compile(r"(key|token|secret|password|passwd|pwd|credential|cookie|authorization|auth)", re.I)
+"""Mapping keys whose values :func:`shown_value` masks wherever they are nested (``API_KEY``, ``x-auth-token``)."""
+
+
+def shown_value(value: Any) -> str:
+    """The ``repr`` of a wrong value, safe to quote in an error message: a mapping is shown as
+    :func:`redact_config` shows a config (``env``/``headers`` values, auth objects, URL query secrets
+    masked), and any nested value whose key names a secret (``API_KEY``, ``token``...) is masked too;
+    known secrets and secret URL query values are masked in the rest; long values are cut."""
+    text = redact_text(repr(_masked_value(value, 0)))
+    return text if len(text) <= _SHOWN_MAX else f"{text[:_SHOWN_MAX]}\u2026"
+
+
+def _masked_value(value: Any, depth: int) -> Any:
+    if depth > 4:
+        return "..."
+    if isinstance(value, Mapping):
+        shown = redact_config({str(k): v for k, v in value.items()}) if depth == 0 else dict(value)
+        return {k: (_HIDDEN if isinstance(k, str) and _SECRET_NAME.search(k) and isinstance(v, str)
+                    else _masked_value(v, depth + 1)) for k, v in shown.items()}
+    if isinstance(value, list | tuple):
+        return [_masked_value(item, depth + 1) for item in value]
+    if isinstance(value, str):
+        return redact_url(value)
+    return value
 
 
 def _oauth_value(key: str, value: Any) -> Any:
@@ -138,7 +180,7 @@ def redact_chain(error: BaseException | None, secrets: Iterable[str] = ()) -> No
 
 def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
     def masked(value: Any) -> Any:
-        return redact_text(value, secrets) if isinstance(value, str) else value
+        return _masked_data(value, secrets, 0)
 
     try:
         args = tuple(masked(arg) for arg in error.args)
@@ -147,10 +189,40 @@ def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
         for name, value in list(getattr(error, "__dict__", {}).items()):
             if name == "__notes__" and isinstance(value, list):
                 value[:] = [masked(note) for note in value]
-            elif isinstance(value, str) and masked(value) != value:
-                setattr(error, name, masked(value))
+            elif isinstance(value, str | BaseModel | Mapping | list | tuple):
+                shown = masked(value)
+                if shown is not value and shown != value:
+                    setattr(error, name, shown)
     except Exception:  # an exception type that refuses new values: nothing more can be done for it
         return
+
+
+def _masked_data(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
+    """``value`` with secrets masked in its strings, looking into the data an exception carries: the SDK's
+    ``MCPError`` keeps its message (what ``str()`` shows) in a pydantic ``ErrorData``, its ``data`` in
+    there too. Unchanged values are returned as they are (the same object)."""
+    if isinstance(value, str):
+        shown = redact_text(value, secrets)
+        return value if shown == value else shown
+    if depth > 5:
+        return value
+    if isinstance(value, BaseModel):
+        changes = {}
+        for field in type(value).model_fields:
+            current = getattr(value, field, None)
+            shown = _masked_data(current, secrets, depth + 1)
+            if shown is not current:
+                changes[field] = shown
+        return value.model_copy(update=changes) if changes else value
+    if isinstance(value, Mapping):
+        items = {k: _masked_data(v, secrets, depth + 1) for k, v in value.items()}
+        return items if any(items[k] is not v for k, v in value.items()) else value
+    if isinstance(value, list | tuple):
+        shown_items = [_masked_data(item, secrets, depth + 1) for item in value]
+        if all(a is b for a, b in zip(shown_items, value, strict=True)):
+            return value
+        return type(value)(shown_items) if isinstance(value, tuple) and type(value) is tuple else shown_items
+    return value
 
 
 _MASKED_LOGGERS = ("mcp", "httpx", "httpcore")

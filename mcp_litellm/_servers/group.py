@@ -25,12 +25,11 @@ from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
-    ServerError,
     TransportError,
     UnsupportedFeature,
 )
 from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
-from mcp_litellm._core.redact import redact_chain
+from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import offers, resource_owner
@@ -43,7 +42,6 @@ if TYPE_CHECKING:
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
-METHOD_NOT_FOUND = -32601
 _Item = TypeVar("_Item")
 
 FAILED_TO_START = "server %r failed to start: %s"
@@ -84,7 +82,7 @@ class ClientGroup:
         **client_options: Any,
     ) -> None:
         if with_prefix not in (None, True, False):
-            raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
+            raise ConfigError(f"with_prefix must be True, False or None, got {shown_value(with_prefix)}")
         self.strict = strict
         self.with_prefix = with_prefix
         self.failed: dict[str, MCPLiteLLMError] = {}
@@ -302,8 +300,7 @@ class ClientGroup:
         results = await asyncio.gather(*(fetch(c) for c in clients), return_exceptions=True)
         collected: list[tuple[Client, list[_Item]]] = []
         for client, result in zip(clients, results, strict=True):
-            if isinstance(result, UnsupportedFeature) or (
-                    isinstance(result, ServerError) and result.code == METHOD_NOT_FOUND):
+            if isinstance(result, UnsupportedFeature):  # (a method-not-found listing is empty: the client's rule)
                 continue
             if isinstance(result, BaseException):
                 if self.strict or not isinstance(result, MCPLiteLLMError):
@@ -431,7 +428,7 @@ class ClientGroup:
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
-            raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {uri!r}")
+            raise ConfigError(f"read_resource needs a resource uri (a non-empty str), got {shown_value(uri)}")
         resources = await self._merged(lambda c: c.aresources(), "resources", "resources")
         listed = any(str(r.uri) == uri for r in resources)  # then the templates are not needed (nor fetched)
         templates: list[ResourceTemplate] = [] if listed else await self._merged(

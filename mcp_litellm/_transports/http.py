@@ -21,7 +21,7 @@ client (:mod:`.sse_client`), since the SDK's fixes a 1 MiB limit per event.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,11 +30,12 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.redact import redact_text, redact_url, remember_secrets
+from mcp_litellm._core.redact import redact_url, remember_secrets, url_secrets
 from mcp_litellm._core.sdk_compat import SESSION_TERMINATION_FAILED_LOG
 from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.endpoint_policy import cleartext_problem
+from mcp_litellm._transports.error_body import read_error_body
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
 from mcp_litellm._transports.lost_answers import AnswerKeepingClient
 from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
@@ -64,39 +65,42 @@ _SESSION_HEADER = "mcp-session-id"
 __all__ = ["HttpObserver", "HttpStatus", "SseTransport", "StreamableTransport", "http_observer", "http_status_advice"]
 
 
-_PLAIN_HEADERS = {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
-                  "user-agent", _SESSION_HEADER, "mcp-protocol-version"}
-_MAX_ERROR_BODY = 16_384
-"""Bytes of a 400 answer's body read for the session check (larger bodies are not read here)."""
+def _response_observer(credentials: bool) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """The response hook writing each POST's answer into the request's :class:`HttpObserver`;
+    ``credentials``: whether the config sends any (``headers``, ``auth``, ``oauth``)."""
+
+    async def observe(response: httpx2.Response) -> None:
+        await _observe_response(response, credentials)
+
+    return observe
 
 
-async def _observe_response(response: httpx2.Response) -> None:
+async def _observe_response(response: httpx2.Response, credentials: bool | None = None) -> None:
     observer = http_observer.get()
     request = response.request
     if observer is None or request.method != "POST":
         return
     with_session = _SESSION_HEADER in request.headers
-    body = None
-    if response.status_code == 400 and with_session:
-        # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers
-        # answer an unknown session with an error whose id is missing, so read it here (it stays cached
-        # for the SDK). Only small bodies: the length must be declared and bounded.
-        try:
-            if 0 < int(response.headers.get("content-length", "0")) <= _MAX_ERROR_BODY:
-                text = (await response.aread()).decode("utf-8", "replace")[:2000]
-                # it may reach an error message: mask the request's header values (credentials) in it
-                body = redact_text(text, [v for k, v in request.headers.items() if k.lower() not in _PLAIN_HEADERS])
-        except (ValueError, httpx2.HTTPError):
-            body = None
-    observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body)
+    # The SDK reads the body only when it parses as a JSON-RPC error with an id; TypeScript servers answer
+    # an unknown session with an error whose id is missing, and a server refusing access (403) says why in
+    # plain text, so read it here (it stays cached for the SDK).
+    body = await read_error_body(response) if response.status_code >= 400 else None
+    observer.last = HttpStatus(response.status_code, response.reason_phrase, with_session, body, credentials)
 
 
-def http_status_advice(status: int, *, with_session: bool = False) -> str:
-    """What an HTTP error status from an MCP endpoint most likely means, and what to do about it."""
+def http_status_advice(status: int, *, with_session: bool = False, credentials: bool | None = None) -> str:
+    """What an HTTP error status from an MCP endpoint most likely means, and what to do about it.
+
+    ``credentials``: whether the server's config sends any (``None``: not known); a 403 to a request that
+    carried none is the server's own rule (an allowed host or network, say), not a credentials problem."""
     if status == 401:
         return ("authentication failed: check the credentials in the server's 'headers' (for example "
                 "Authorization) or its 'auth' (\"auth\": \"oauth\" signs in to OAuth-protected servers)")
     if status == 403:
+        if credentials is False:
+            return ("the server refused access; no credentials are configured for it, so this is the server's own "
+                    "rule (its reason, when it gave one, is quoted above); if it does need credentials, set "
+                    "them in 'headers' or 'auth'")
         return "access denied: the credentials in 'headers' or 'auth' lack permission for this server"
     if status == 404 or (status == 400 and with_session):
         if with_session:
@@ -155,7 +159,7 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:
     headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
-    remember_secrets(headers.values())
+    remember_secrets([*headers.values(), *url_secrets(config["url"])])
     return headers
 
 
@@ -172,6 +176,11 @@ class _HttpTransport(Transport):
 
     def check(self) -> None:
         _check(self.name, self.config)
+
+    def sends_credentials(self) -> bool:
+        """Whether this server's config sends credentials: any header, an ``auth`` or ``oauth`` setting."""
+        config = self.config
+        return bool(config.get("headers")) or config.get("auth") is not None or config.get("oauth") is not None
 
     def auth(self) -> httpx2.Auth | None:
         """The config's own ``httpx2.Auth``, our OAuth provider for ``oauth`` settings (built once), or ``None``."""
@@ -207,6 +216,7 @@ class StreamableTransport(_HttpTransport):
         auth = self.auth()
         timeout = self._timeout()
         url, limit, config = self.config["url"], self.options.max_message_size, self.config
+        credentials = self.sends_credentials()
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
@@ -216,7 +226,7 @@ class StreamableTransport(_HttpTransport):
                 timeout=timeout,
                 auth=auth,
                 event_hooks={"request": [without_foreign_credentials(url, headers)],
-                             "response": [body_bound(limit), _observe_response]},
+                             "response": [body_bound(limit), _response_observer(credentials)]},
             )
             transport = streamable_http_client(url, http_client=http, max_sse_event_size=limit)
             async with http, transport as (read_stream, write_stream):
@@ -243,13 +253,14 @@ class SseTransport(_HttpTransport):
         ours = auth is not None and _is_oauth(auth)
         timeout = self._timeout()
         url, limit, label, config = self.config["url"], self.options.max_message_size, self.options.server, self.config
+        credentials = self.sends_credentials()
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
             relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
 
             async def on_response(response: httpx2.Response) -> None:
-                await _observe_response(response)
+                await _observe_response(response, credentials)
                 if response.request.method == "POST" and response.status_code >= 400:
                     if (ours and response.status_code in (401, 403)
                             and not response.request.extensions.get(_AUTH_FINAL)):

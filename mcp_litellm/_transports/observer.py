@@ -16,14 +16,16 @@ __all__ = ["HttpObserver", "HttpStatus", "http_observer"]
 
 @dataclass(frozen=True)
 class HttpStatus:
-    """The answer to one POST: its status, reason phrase, whether it named an MCP session, and (for
-    a 400 to a request that named one) the start of the error body, which tells a forgotten session
-    from a rejected request."""
+    """The answer to one POST: its status, reason phrase, whether it named an MCP session, the start of an
+    error answer's body (it tells a forgotten session from a rejected request, and says why a server refused),
+    secrets masked, and whether the config sends credentials."""
 
     status: int
     reason: str
     with_session: bool
     body: str | None = None
+    credentials: bool | None = None
+    """Whether the server's config sends credentials (``None``: not known)."""
 
 
 class HttpObserver:

@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.redact import shown_value
 from mcp_litellm._transports.base import FactoryTransport, Transport, TransportOptions
 
 TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
@@ -70,19 +71,37 @@ def transport_names() -> list[str]:
 
 def canonical_transport_name(transport_type: str) -> str:
     """Map a transport name or alias to its canonical name, or raise ``ConfigError``."""
+    if isinstance(transport_type, Mapping):
+        raise ConfigError(_config_as_transport(transport_type))
     if not isinstance(transport_type, str) or not transport_type:
         raise ConfigError(
-            f"transport_type must be a non-empty string, got {transport_type!r}; "
+            f"transport_type must be a non-empty string, got {_wrong(transport_type)}; "
             f"valid choices: {', '.join(transport_names())}"
         )
     key = transport_type.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _table():
         raise ConfigError(
-            f"unknown transport_type {transport_type!r}; valid choices: {', '.join(transport_names())} "
+            f"unknown transport_type {shown_value(transport_type)}; valid choices: {', '.join(transport_names())} "
             "(or add one with mcp_litellm.register_transport(name, factory))"
         )
     return key
+
+
+def _wrong(value: object) -> str:
+    return shown_value(value) if isinstance(value, str) else type(value).__name__
+
+
+def _config_as_transport(config: Mapping[str, Any]) -> str:
+    """The message for a server's config passed where the transport type goes (``client("demo", {...})``)."""
+    implied = infer_transport(config)
+    if implied:
+        how = (f"client(name, config={{...}}) (the transport is inferred: {implied!r}) or "
+               f"client(name, {implied!r}, {{...}})")
+    else:
+        how = "client(name, transport_type, config), e.g. client(name, 'stdio', {'command': ...})"
+    return (f"transport_type must be a transport name ({', '.join(transport_names())}), got a mapping that looks "
+            f"like a server's config: {shown_value(config)}; pass it as the config: {how}")
 
 
 def register_transport(name: str, factory: TransportFactory) -> None:

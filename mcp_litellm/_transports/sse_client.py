@@ -32,6 +32,7 @@ from mcp.shared._context_streams import ContextReceiveStream, create_context_str
 from mcp.shared._httpx_utils import request_within_origin, stream_within_origin
 from mcp.shared.message import SessionMessage
 
+from mcp_litellm._transports.error_body import read_error_body
 from mcp_litellm._transports.framing import EventFramer, Oversized
 from mcp_litellm._transports.messages import Unreadable, fail_oversized, leading_id, oversized_id, read_message
 
@@ -49,6 +50,8 @@ async def sse_streams(url: str, client: httpx2.AsyncClient, *, limit: int,
                       label: str = "server") -> AsyncIterator[tuple[Any, Any]]:
     """Open the event stream at ``url`` with ``client``; yield the session's ``(read, write)`` streams."""
     async with stream_within_origin(client, "GET", url, headers=_SSE_HEADERS) as response:
+        if response.status_code >= 400:
+            await read_error_body(response)  # the server's reason, quoted by the error (see _client.failures)
         response.raise_for_status()
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
         if content_type != "text/event-stream":

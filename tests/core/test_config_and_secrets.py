@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from contextlib import asynccontextmanager
 
 import pytest
@@ -32,6 +33,33 @@ SECRET = "sk-live-SECRET-0123456789"
 def test_bad_transport_config(transport_type, config, message):
     with pytest.raises(ml.ConfigError, match=message):
         ml.client("bad", transport_type, config)
+
+
+def test_a_config_passed_as_the_transport_type_is_named_and_its_secrets_masked():
+    """``ml.client("demo", {...})``: the config lands where the transport type goes; the error says so,
+    says how to pass it, and shows the config with its env values masked (nothing has remembered them yet)."""
+    config = {"command": "npx", "args": ["-y", "some-server"], "env": {"API_KEY": SECRET, "DEBUG_LEVEL": "verbose"}}
+    with pytest.raises(ml.ConfigError) as info:
+        ml.client("demo", config)
+    shown = "".join(traceback.format_exception(info.value))
+    assert SECRET not in shown and SECRET not in repr(info.value)
+    assert "looks like a server's config" in str(info.value)
+    assert "client(name, config={...})" in str(info.value) and "'stdio'" in str(info.value)
+    assert "'API_KEY': '***'" in str(info.value) and "'command': 'npx'" in str(info.value)
+    url_config = {"url": f"https://example.com/mcp?api_key={SECRET}", "headers": {"X-Token": SECRET}}
+    with pytest.raises(ml.ConfigError) as info:
+        ml.client("demo", url_config)
+    assert SECRET not in str(info.value) and "'streamable'" in str(info.value)
+
+
+def test_a_wrong_value_quoted_in_an_error_is_masked():
+    """Messages that quote the wrong value mask what could be a credential in it."""
+    from mcp_litellm._core.redact import shown_value
+
+    assert SECRET not in shown_value({"nested": {"token": SECRET}, "url": f"http://h/?key={SECRET}"})
+    with pytest.raises(ml.ConfigError) as info:
+        ml.client("bad", "stdio", {"command": "x"}, start=False, request_timeout={"api_key": SECRET})
+    assert SECRET not in str(info.value) and "request_timeout must be" in str(info.value)
 
 
 @pytest.mark.parametrize(
