@@ -524,6 +524,8 @@ class Connection:
                     observer.deadline = deadline  # OAuth suspends it while a person authorizes
                 if call_deadline is None:
                     return await call(client)
+                if observer is not None:
+                    observer.pause = call_deadline.paused
                 with call_deadline.timing(deadline):  # progress may move it (reset_timeout_on_progress)
                     return await call(client)
         except BaseException as exc:
