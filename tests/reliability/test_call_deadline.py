@@ -8,6 +8,7 @@ timeout plus the slow step", which are seconds apart.
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -167,3 +168,19 @@ def test_a_bad_per_call_option_is_refused(server, clients):
         client.execute_tool("sleep", {"seconds": 0}, reset_timeout_on_progress=1)  # type: ignore[arg-type]
     with pytest.raises(ml.ConfigError, match="timeout must be a positive number"):
         client.execute_tool("sleep", {"seconds": 0}, timeout=True)
+
+
+def test_a_reconnect_counts_against_the_calls_timeout(clients):
+    served = UvicornThread(SlowServer(Settings()).app(), timeout_graceful_shutdown=0.5).start()
+    client = connect(clients, f"{served.url}/mcp", request_timeout=30)
+    assert client.execute_tool("sleep", {"seconds": 0}).text == "slept"
+    served.stop()
+    with pytest.raises(ml.TransportError):  # the server is gone: the session is lost
+        client.execute_tool("sleep", {"seconds": 0}, timeout=5)
+    with socket.socket() as silent:  # back on the same port, but it never answers
+        silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        silent.bind(("127.0.0.1", served.port))
+        silent.listen(16)
+        outcome, took = timed(lambda: client.execute_tool("sleep", {"seconds": 0}, timeout=2))
+    assert isinstance(outcome, ml.RequestTimeoutError), outcome  # before: the reconnect took request_timeout
+    assert took < 2 + MARGIN, f"timeout=2 took {took:.1f}s"
