@@ -390,11 +390,10 @@ class Connection:
             try:
                 await _open_within(fresh, timeout)
             except MCPLiteLLMError as exc:
-                if isinstance(exc, RequestTimeoutError) and isinstance(timeout, Deadline) and timeout.expired:
-                    self._renewals += 1
-                    raise timeout.error(self.name, "a reconnect") from None
                 self._renew_failure = exc
                 self._renewals += 1  # after the attempt: requests that came meanwhile share this outcome
+                if isinstance(exc, RequestTimeoutError) and isinstance(timeout, Deadline) and timeout.expired:
+                    raise timeout.error(self.name, "a reconnect") from None  # the call's time ran out
                 status = getattr(exc, "http_status", None)
                 if lost:
                     what = "is unreachable" if status is None else "refused the new connection"

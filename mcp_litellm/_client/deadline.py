@@ -70,7 +70,7 @@ class Deadline:
     def error(self, server: str, during: str | None = None) -> RequestTimeoutError:
         """The timeout error of this call on ``server`` (``during``: the step the time ran out in)."""
         capped = self.max_total is not None and self.at >= self.cap
-        limit = f"its total limit of {self.max_total}s" if capped else f"{self.timeout}s"
+        limit = f"its total limit of {round(self.max_total or 0.0, 2)}s" if capped else f"{round(self.timeout, 2)}s"
         in_step = f", while waiting for {during}" if during and during != self.what else ""
         return RequestTimeoutError(f"{self.what} on server {server!r} timed out after {limit}{in_step}; "
                                    "it was cancelled")

@@ -184,3 +184,13 @@ def test_a_reconnect_counts_against_the_calls_timeout(clients):
         outcome, took = timed(lambda: client.execute_tool("sleep", {"seconds": 0}, timeout=2))
     assert isinstance(outcome, ml.RequestTimeoutError), outcome  # before: the reconnect took request_timeout
     assert took < 2 + MARGIN, f"timeout=2 took {took:.1f}s"
+
+
+async def test_a_groups_lookup_counts_against_the_calls_timeout(server):
+    settings, url = server
+    async with ml.ClientGroup({"mcpServers": {"slow": {"url": url, "request_timeout": 30}}}) as group:
+        settings.list_delay = 4.0
+        started = time.monotonic()
+        with pytest.raises(ml.RequestTimeoutError, match=r"timed out after 2\.0s"):
+            await group.aexecute_tool("sleep", {"seconds": 10}, timeout=2)
+        assert time.monotonic() - started < 2 + MARGIN
