@@ -5,7 +5,8 @@ from mcp_litellm._chat.chat import Chat
 from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
-from mcp_litellm._client.client import Client, client, use_running_loop
+from mcp_litellm._client.client import Client, use_running_loop
+from mcp_litellm._client.make_client import client
 from mcp_litellm._client.pins import FilePinStore, PinStore
 from mcp_litellm._client.progress import ProgressUpdate
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument

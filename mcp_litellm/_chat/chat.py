@@ -76,7 +76,9 @@ class Chat:
             the chat raises :class:`ToolLoopLimitError`, with every call answered.
         tool_timeout: seconds per tool call, for MCP tools and local functions alike (default: each
             client's ``request_timeout``; no limit for local functions). A local async function that
-            runs over is cancelled; a sync one is left to finish in its thread, unwaited.
+            runs over is cancelled; a sync one is left to finish in its thread, unwaited. For an MCP tool it
+            is the call's ``timeout=``: one deadline for all the call waits for (with the client's
+            ``reset_timeout_on_progress`` / ``max_total_timeout``).
         tool_search: ``"auto"`` (default): when the tools' definitions exceed ``tool_budget`` tokens or
             there are more than 128 tools, the model gets a compact catalog instead: a ``search_tools``
             tool (a ``query`` in the user's words, or a ``server`` whose tools to list) plus the tools it

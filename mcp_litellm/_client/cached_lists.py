@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.core import ClientCore
+from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.listing import CAPABILITIES, lists_nothing, paginate
 from mcp_litellm._core.errors import NotFoundError, ServerError, UnsupportedFeature
 
@@ -32,20 +33,22 @@ class ListingMixin(ClientCore):
 
     async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
                            convert: Callable[[Any], T], refresh: bool | None,
-                           finish: Callable[[list[T]], list[T]] | None = None) -> list[T]:
+                           finish: Callable[[list[T]], list[T]] | None = None, *,
+                           deadline: Deadline | None = None) -> list[T]:
         """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed.
 
         ``refresh``: ``True`` fetches anew; ``False`` uses the cached list while the server's ``ttlMs``
         allows; ``None`` (a lookup by name) uses any cached list. ``finish`` post-processes the whole
-        converted list before it is cached.
+        converted list before it is cached. ``deadline``: the call this listing is made for (a tool call
+        resolving a name), whose time the listing shares; ``None``: the client's ``request_timeout``.
         """
         listing = self._catalog_cache.listing(kind)
         cached = listing.items
         if cached is not None and (refresh is None or (refresh is False and listing.fresh())):
             return list(cached)
-        connection = await self._connected()
+        connection = await self._connected(deadline)
         self._require_capability(connection, CAPABILITIES[kind], kind.replace("_", " "))
-        timeout = self._timeout(None)
+        timeout: float | Deadline = self._timeout(None) if deadline is None else deadline
         generation = listing.generation
 
         ttls: list[int] = []

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 
 from mcp_litellm._client import task_protocol as _tasks
+from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
 from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
@@ -113,9 +114,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
 
     # -- tools -----------------------------------------------------------------------------------
 
-    async def _list_tools(self, refresh: bool | None) -> list[Tool]:
+    async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
         return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
-                                       self._make_tool, refresh, self._finish_tools)
+                                       self._make_tool, refresh, self._finish_tools, deadline=deadline)
 
     def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
         """Distinct names over all the server's tools (so they never depend on the filter), then the pins
@@ -152,13 +153,14 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         """Async twin of :meth:`tools`."""
         return await run_async(self._list_tools(refresh))
 
-    async def _find_tool(self, name: str, refresh: bool) -> Tool:
+    async def _find_tool(self, name: str, refresh: bool, deadline: Deadline | None = None) -> Tool:
         if not refresh:  # the common case, a call by name: the cached listing's index
             cached: Tool | None = self._catalog_cache.tools.lookup(name, _tool_keys)
             if cached is not None:
                 return cached
         try:
-            found: Tool = await self._find("tool", name, refresh, self._list_tools, _tool_keys)
+            found: Tool = await self._find("tool", name, refresh, lambda fresh: self._list_tools(fresh, deadline),
+                                           _tool_keys)
         except NotFoundError as error:
             self._raise_if_withheld(name)
             reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None
@@ -179,30 +181,45 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         """Async twin of :meth:`tool`."""
         return await run_async(self._find_tool(name, refresh))
 
-    async def _resolve_tool(self, name: str | Tool,
-                            parameters: Mapping[str, Any] | None) -> tuple[Tool, dict[str, Any]]:
+    async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None,
+                            deadline: Deadline | None = None) -> tuple[Tool, dict[str, Any]]:
         if parameters is not None and type(parameters) is not dict and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
         if isinstance(name, Tool) and name.client is self:
             if self._tool_pins is not None:  # a Tool object kept from before a change: check the current listing
-                await self._list_tools(None)
+                await self._list_tools(None, deadline)
                 self._raise_if_withheld(name.mcp_name)
             return name, dict(parameters or {})  # a Tool calls itself: no lookup, so no name can stand for another
-        return await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False), dict(parameters or {})
+        found = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False, deadline)
+        return found, dict(parameters or {})
 
     def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                 on_progress: ProgressHandler | None, task: bool | None = None) -> Coroutine[Any, Any, ToolResult]:
+                 on_progress: ProgressHandler | None, task: bool | None = None,
+                 reset_timeout_on_progress: bool | None = None,
+                 max_total_timeout: float | None = None) -> Coroutine[Any, Any, ToolResult]:
         """The coroutine of one tool call; a plain function, so that without a tracer provider (the common
-        case) a call is the one coroutine of :meth:`_call_tool` and no span is made."""
-        if telemetry.enabled():
-            return self._traced_call(name, parameters, timeout, on_progress, task)
-        return self._call_tool(name, parameters, timeout, on_progress, task)
+        case) a call is the one coroutine of :meth:`_call_tool` and no span is made.
 
-    async def _traced_call(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+        The call's :class:`Deadline` starts here, so it covers everything the call waits for."""
+        deadline = self._call_deadline(timeout, reset_timeout_on_progress, max_total_timeout)
+        if telemetry.enabled():
+            return self._traced_call(name, parameters, deadline, on_progress, task)
+        return self._call_tool(name, parameters, deadline, on_progress, task)
+
+    def _call_deadline(self, timeout: float | None, reset_timeout_on_progress: bool | None,
+                       max_total_timeout: float | None) -> Deadline:
+        """The deadline of a tool call starting now: the call's options, else the client's."""
+        reset = self.reset_timeout_on_progress if reset_timeout_on_progress is None else reset_timeout_on_progress
+        if not isinstance(reset, bool):
+            raise ConfigError(f"reset_timeout_on_progress must be True or False, got {reset!r}")
+        total = self.max_total_timeout if max_total_timeout is None else check_max_total_timeout(max_total_timeout)
+        return Deadline(self._timeout(timeout), "tools/call", reset_on_progress=reset, max_total=total)
+
+    async def _traced_call(self, name: str | Tool, parameters: Mapping[str, Any] | None, deadline: Deadline,
                            on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
-        tool, _ = await self._resolve_tool(name, parameters)
+        tool, _ = await self._resolve_tool(name, parameters, deadline)
         with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool), kind="client") as span:
-            result = await self._call_tool(tool, parameters, timeout, on_progress, task)
+            result = await self._call_tool(tool, parameters, deadline, on_progress, task)
             if result.is_error:
                 telemetry.fail(span, "tool_error")
             return result
@@ -230,17 +247,18 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
         return attributes
 
-    async def _call_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
+    async def _call_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None, deadline: Deadline,
                          on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
-        tool, arguments = await self._resolve_tool(name, parameters)
-        connection = await self._connected()
+        tool, arguments = await self._resolve_tool(name, parameters, deadline)
+        connection = await self._connected(deadline)
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
         as_task = not connection.modern and runs_as_task(tool, task, self.name)
-        denial = await self._approve_tool_call(tool, arguments)
+        with deadline.paused():  # a person may be deciding: not the server's time
+            denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             telemetry.current_span().set_attribute("mcp_litellm.tool.denied", True)
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
-        progress = self._progress_callback(tool.mcp_name, on_progress)
+        progress = self._progress_callback(tool.mcp_name, on_progress, deadline)
         report = status_as_progress(progress)
         meta = self._request_meta()
 
@@ -270,17 +288,17 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         try:
             try:
                 result = await call_retrying(lambda left: connection.request("tools/call", send, left),
-                                             self._timeout(timeout), tool=tool, connection=connection,
+                                             deadline, tool=tool, connection=connection,
                                              enabled=self.retry_idempotent)
             except ServerError as error:
                 _raise_if_capability_off(error, self.name, tool.mcp_name)
                 if error.code != URL_ELICITATION_REQUIRED:
                     raise
                 await self._complete_url_elicitations(error)  # raises unless the user took every URL
-                result = await connection.request("tools/call", send, self._timeout(timeout))  # once
+                result = await connection.request("tools/call", send, deadline)  # once
             finally:
                 if progress is not None:  # the SDK runs progress callbacks in tasks of their own
-                    await progress.drain(self._timeout(timeout))
+                    await progress.drain(deadline.remaining())
         except RuntimeError as exc:  # the SDK's output-schema check
             if not str(exc).startswith(_OUTPUT_SCHEMA_ERRORS) and "output schema" not in str(exc):
                 raise
@@ -305,28 +323,42 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             raise ServerError(error.code, f"{error.message}: the server needs the user to open {urls}; {why}",
                               error.data, method=error.method) from error
 
-    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None) -> ProgressDelivery | None:
+    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None,
+                           deadline: Deadline) -> ProgressDelivery | None:
         handlers: list[tuple[Any, Shape]] = [(on_progress, handler_shape(on_progress, with_tool_name=False))
                                              ] if on_progress else []
         handlers += self._progress_handlers
-        return ProgressDelivery(handlers, tool_name, self.name) if handlers else None
+        if not handlers and not deadline.reset_on_progress:
+            return None
+        return ProgressDelivery(handlers, tool_name, self.name,
+                                on_arrival=deadline.progressed if deadline.reset_on_progress else None)
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                     task: bool | None = None) -> ToolResult:
+                     task: bool | None = None, reset_timeout_on_progress: bool | None = None,
+                     max_total_timeout: float | None = None) -> ToolResult:
         """Call tool ``name`` with ``parameters``; returns a :class:`ToolResult` (``is_error`` for tool errors).
 
         ``name`` is the tool's LiteLLM name or the server's name for it, or a :class:`Tool` of this client.
         A tool whose ``task_support`` is ``"required"`` (or ``"optional"`` with ``task=True``) runs as a
         task: status messages go to ``on_progress``; a timeout or cancellation cancels the task.
 
+        ``timeout`` (default: the client's ``request_timeout``) bounds the whole call: looking the tool
+        up, a reconnect, the request and the delivery of its progress updates share it. With
+        ``reset_timeout_on_progress=True`` each progress notification from the server restarts the
+        ``timeout``, never past ``max_total_timeout`` seconds in all (``None`` for either: the client's
+        setting).
+
         Raises ``NotFoundError`` for an unknown name, ``RequestTimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
-        return run_sync(self._execute(name, parameters, timeout, on_progress, task))
+        return run_sync(self._execute(name, parameters, timeout, on_progress, task, reset_timeout_on_progress,
+                                      max_total_timeout))
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                            task: bool | None = None) -> ToolResult:
+                            task: bool | None = None, reset_timeout_on_progress: bool | None = None,
+                            max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress, task))
+        return await run_async(self._execute(name, parameters, timeout, on_progress, task, reset_timeout_on_progress,
+                                             max_total_timeout))

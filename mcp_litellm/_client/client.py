@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import builtins
 import logging
 import os
 import threading
@@ -16,17 +17,19 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import anyio
 from mcp_types import Implementation, ServerCapabilities
 
 from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.connection import Connection, SessionOptions
+from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_on, run_sync
 from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.task_protocol import TasksExtension
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, TransportError
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
@@ -80,7 +83,13 @@ class Client(CatalogMixin):
             event loop (async code, a notebook cell) it never blocks that loop: the client connects on
             ``async with client``, ``await client.astart()`` or its first call instead. ``False``: connect
             only when :meth:`start`/:meth:`astart` is called.
-        request_timeout: seconds each request may take; a per-call ``timeout=`` overrides it.
+        request_timeout: seconds each request may take; a per-call ``timeout=`` overrides it. A tool call's
+            timeout covers the whole call (the listing that finds the tool, a reconnect, the request).
+        reset_timeout_on_progress: each progress notification of a tool call restarts its timeout (as the
+            TypeScript SDK's ``resetTimeoutOnProgress``), so a long tool that reports progress is not cut
+            off; a per-call ``reset_timeout_on_progress=`` overrides it.
+        max_total_timeout: seconds a tool call may take in all, progress or not (``None``: no cap beyond
+            the timeout); a per-call ``max_total_timeout=`` overrides it.
         protocol: ``"auto"`` (negotiate 2026-07-28 with servers that speak it, else the classic
             initialize handshake), ``"legacy"`` (always the handshake), or a modern version string.
         with_prefix: name tools ``"{name}__{tool}"`` so several servers never collide.
@@ -111,6 +120,8 @@ class Client(CatalogMixin):
         *,
         start: bool = True,
         request_timeout: float = 30.0,
+        reset_timeout_on_progress: bool = False,
+        max_total_timeout: float | None = None,
         protocol: str = "auto",
         with_prefix: bool = False,
         max_result_chars: int | None = None,
@@ -134,6 +145,11 @@ class Client(CatalogMixin):
         if not isinstance(request_timeout, int | float) or isinstance(request_timeout, bool) or request_timeout <= 0:
             raise ConfigError(f"request_timeout must be a positive number of seconds, "
                               f"got {shown_value(request_timeout)}")
+        if not isinstance(reset_timeout_on_progress, bool):
+            raise ConfigError("reset_timeout_on_progress must be True or False, "
+                              f"got {shown_value(reset_timeout_on_progress)}")
+        self.max_total_timeout = check_max_total_timeout(max_total_timeout)
+        self.reset_timeout_on_progress = reset_timeout_on_progress
         if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
             raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, "
                               f"got {shown_value(protocol)}")
@@ -483,7 +499,7 @@ class Client(CatalogMixin):
     def _timeout(self, timeout: float | None) -> float:
         if timeout is None:
             return self.request_timeout
-        if not isinstance(timeout, int | float) or timeout <= 0:
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
             raise ConfigError(f"timeout must be a positive number of seconds, got {shown_value(timeout)}")
         return float(timeout)
 
@@ -505,22 +521,39 @@ class Client(CatalogMixin):
             raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
         return connection
 
-    async def _connected(self) -> Connection:
+    async def _connected(self, deadline: Deadline | None = None) -> Connection:
         """The connection, after reconnecting it if it was a lost HTTP session (one attempt).
 
         A client created inside a running event loop connects here, on its first call, and one whose
         session's loop has closed (``asyncio.run`` returned) reconnects here (on the background loop).
+        With a call's ``deadline``, all of that happens within what is left of the call's time.
         """
         connection = self._connection
         if (connection is not None and connection.alive and not self._log_level_pending
                 and not self._features.missing_capabilities()):
             return connection  # the common case: a live session with nothing to catch up on
+        if deadline is None:
+            return await self._catch_up(None)
+        if deadline.expired:
+            raise deadline.error(self.name, "the connection")
+        try:
+            with anyio.fail_after(deadline.remaining()):
+                return await self._catch_up(deadline)
+        except builtins.TimeoutError:
+            raise deadline.error(self.name, "the connection") from None
+        except RequestTimeoutError as exc:
+            if deadline.expired:
+                raise deadline.error(self.name, "the connection") from exc
+            raise
+
+    async def _catch_up(self, deadline: Deadline | None) -> Connection:
+        """The slow path of :meth:`_connected`: (re)connect and send what was recorded meanwhile."""
         if self._connect_on_first_use or self._stranded():
             await self._start()
         self._require_connection()
         await self._advertise_what_was_registered()
         connection = self._require_connection()
-        await connection.reconnect(self.request_timeout)
+        await connection.reconnect(self.request_timeout if deadline is None else deadline)
         await self._apply_pending_settings()
         return connection
 
@@ -551,33 +584,6 @@ def _event_loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def client(
-    name: str,
-    transport_type: TransportName | None = None,
-    config: TransportConfig | Mapping[str, Any] | None = None,
-    *,
-    start: bool = True,
-    request_timeout: float = 30.0,
-    protocol: str = "auto",
-    with_prefix: bool = False,
-    max_result_chars: int | None = None,
-    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-    sampling: SamplingArg | NotGiven = NOT_GIVEN,
-    elicitation: ElicitationArg | NotGiven = NOT_GIVEN,
-    roots: RootsArg | NotGiven = NOT_GIVEN,
-    human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
-    on_human_in_the_loop: ApprovalHandlerArg | NotGiven | None = NOT_GIVEN,
-    tool_pins: str | os.PathLike[str] | PinStore | None = None,
-    **unknown: NoReturn,
-) -> Client:
-    """Create a :class:`Client` (the same as ``Client(...)``, with the same parameters, described there);
-    connects at once unless ``start=False``."""
-    return Client(name, transport_type, config, start=start, request_timeout=request_timeout, protocol=protocol,
-                  with_prefix=with_prefix, max_result_chars=max_result_chars, max_message_size=max_message_size,
-                  sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
-                  on_human_in_the_loop=on_human_in_the_loop, tool_pins=tool_pins, **unknown)
 
 
 def use_running_loop() -> None:

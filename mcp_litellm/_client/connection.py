@@ -43,6 +43,7 @@ import mcp
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcp_litellm._client.call_context import CallContexts
+from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.era import both_failed, refused_after_probe
 from mcp_litellm._client.failures import (
     AnswerLost,
@@ -387,7 +388,7 @@ class Connection:
             await old.close()
             retiring.cancel()
 
-    async def reconnect(self, timeout: float | None) -> None:
+    async def reconnect(self, timeout: float | Deadline | None) -> None:
         """Reconnect a lost HTTP session now (one attempt); a no-op while the session is alive."""
         if not self._session.alive and self.reconnects:
             if asyncio.get_running_loop() is not self.loop:
@@ -395,7 +396,7 @@ class Connection:
                 return
             await self._renew(self._renewals, timeout, why="lost")
 
-    async def _renew(self, seen: int, timeout: float | None, *, why: str) -> _Session:
+    async def _renew(self, seen: int, timeout: float | Deadline | None, *, why: str) -> _Session:
         """Replace a session the server forgot (``why``: "HTTP 404"/"HTTP 400") or that was lost
         (``why``: "lost") by a new one. ``seen`` is ``_renewals`` as the caller found it: one attempt is
         made by whichever caller gets here first, and callers that arrived while it ran share its outcome."""
@@ -426,14 +427,17 @@ class Connection:
             self._session = fresh
             # Requests still running on the old session get their 404 too and retry on the new one;
             # closing the old transport under them would fail them instead.
-            retiring = asyncio.get_running_loop().create_task(old.retire(min(timeout or _CLOSE_GRACE, 60.0)))
+            grace = min(_seconds(timeout) or _CLOSE_GRACE, 60.0)
+            retiring = asyncio.get_running_loop().create_task(old.retire(grace))
             self._retiring[retiring] = old
             retiring.add_done_callback(lambda task: self._retiring.pop(task, None))
             try:
-                await fresh.open(timeout)
+                await _open_within(fresh, timeout)
             except MCPLiteLLMError as exc:
                 self._renew_failure = exc
                 self._renewals += 1  # after the attempt: requests that came meanwhile share this outcome
+                if isinstance(exc, RequestTimeoutError) and isinstance(timeout, Deadline) and timeout.expired:
+                    raise timeout.error(self.name, "a reconnect") from None  # the call's time ran out
                 status = getattr(exc, "http_status", None)
                 if lost:
                     what = "is unreachable" if status is None else "refused the new connection"
@@ -493,8 +497,11 @@ class Connection:
     # -- requests ------------------------------------------------------------------------------------
 
     def request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]],
-                timeout: float | None) -> Coroutine[Any, Any, T]:
+                timeout: float | Deadline | None) -> Coroutine[Any, Any, T]:
         """Run ``call(client)`` with ``timeout`` and translate failures, on the connection's loop (await it).
+
+        ``timeout`` is seconds for this request, or the :class:`Deadline` of the call it is part of: then
+        the request, and a reconnect or re-initialisation it needs, get what is left of the call's time.
 
         An expired HTTP session is re-initialised once and the call retried on the new session; a
         lost HTTP session is reconnected (once) before the call. Every error raised here names this
@@ -506,7 +513,8 @@ class Connection:
             return run_on(self.loop, self._request(method, call, timeout))
         return self._request(method, call, timeout)
 
-    async def _request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None) -> T:
+    async def _request(self, method: str, call: Callable[[mcp.Client], Awaitable[T]],
+                       timeout: float | Deadline | None) -> T:
         try:
             session, seen = self._session, self._renewals
             if not session.alive and self.reconnects:
@@ -539,22 +547,37 @@ class Connection:
             raise
 
     async def _attempt(
-        self, session: _Session, method: str, call: Callable[[mcp.Client], Awaitable[T]], timeout: float | None
+        self, session: _Session, method: str, call: Callable[[mcp.Client], Awaitable[T]],
+        timeout: float | Deadline | None
     ) -> T:
         client = session.client
         observer = HttpObserver() if self._observe_http else None
         token = http_observer.set(observer)
         session.begin_request()
         entered = self.calls.enter()
+        seconds: float | None
+        if isinstance(timeout, Deadline):
+            call_deadline, seconds = timeout, timeout.remaining()
+        else:
+            call_deadline, seconds = None, timeout
         try:
-            async with _request_deadline(timeout) as deadline:
+            if call_deadline is not None and call_deadline.expired:
+                raise call_deadline.error(self.name, method)
+            async with _request_deadline(seconds) as deadline:
                 if observer is not None:
                     observer.deadline = deadline  # OAuth suspends it while a person authorizes
-                return await call(client)
+                if call_deadline is None:
+                    return await call(client)
+                if observer is not None:
+                    observer.pause = call_deadline.paused
+                with call_deadline.timing(deadline):  # progress may move it (reset_timeout_on_progress)
+                    return await call(client)
         except BaseException as exc:
-            mapped = translate(exc, server=self.name, method=method, timeout=timeout, http=observer)
+            mapped = translate(exc, server=self.name, method=method, timeout=_seconds(timeout), http=observer)
             if mapped is None or mapped is exc:
                 raise
+            if call_deadline is not None and isinstance(mapped, RequestTimeoutError):
+                mapped = call_deadline.error(self.name, method)
             if isinstance(mapped, TransportError) and mapped.http_status is None and not isinstance(mapped, AnswerLost):
                 session.mark_dead()  # the transport failed; a cut answer fails only its own request
             if isinstance(mapped, RequestTimeoutError):
@@ -564,6 +587,21 @@ class Connection:
             self.calls.leave(entered)
             session.end_request()
             http_observer.reset(token)
+
+
+def _seconds(timeout: float | Deadline | None) -> float | None:
+    """A request's timeout in seconds: the call's own timeout for a :class:`Deadline` (for messages)."""
+    return timeout.timeout if isinstance(timeout, Deadline) else timeout
+
+
+async def _open_within(session: _Session, timeout: float | Deadline | None) -> None:
+    """Open ``session`` within ``timeout`` (a call's deadline: what is left of it)."""
+    if isinstance(timeout, Deadline):
+        if timeout.expired:
+            raise RequestTimeoutError("no time left to reconnect")
+        await session.open(timeout.remaining())
+    else:
+        await session.open(timeout)
 
 
 def _is_server_object(target: Any) -> bool:

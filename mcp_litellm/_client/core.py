@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_litellm._client.connection import Connection
+from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.features import ClientFeatures
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.progress import ProgressHandler, Shape
@@ -30,6 +31,8 @@ class ClientCore(ABC):
     transport_type: str
     config: Mapping[str, Any]
     request_timeout: float
+    reset_timeout_on_progress: bool
+    max_total_timeout: float | None
     with_prefix: bool
     max_result_chars: int | None
     retry_idempotent: bool
@@ -46,8 +49,8 @@ class ClientCore(ABC):
         """The live connection; ``TransportError`` when there is none."""
 
     @abstractmethod
-    async def _connected(self) -> Connection:
-        """The connection, started (or restarted) first when needed."""
+    async def _connected(self, deadline: Deadline | None = None) -> Connection:
+        """The connection, started (or restarted) first when needed (within ``deadline``, a call's)."""
 
     @abstractmethod
     def _timeout(self, timeout: float | None) -> float:
@@ -67,12 +70,12 @@ class ClientCore(ABC):
         """Drop a cached listing (``ListingMixin``)."""
 
     @abstractmethod
-    async def _list_tools(self, refresh: bool | None) -> list[Tool]:
+    async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
         """The tools listing (``CatalogMixin``)."""
 
     @abstractmethod
-    async def _resolve_tool(self, name: str | Tool,
-                            parameters: Mapping[str, Any] | None) -> tuple[Tool, dict[str, Any]]:
+    async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None,
+                            deadline: Deadline | None = None) -> tuple[Tool, dict[str, Any]]:
         """The tool a call names and its arguments (``CatalogMixin``)."""
 
     @abstractmethod

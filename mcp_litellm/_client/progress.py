@@ -91,8 +91,12 @@ class ProgressDelivery:
     take turns (a fair lock), and the call awaits :meth:`drain` before it returns.
     """
 
-    def __init__(self, handlers: list[tuple[Any, Shape]], tool_name: str, client_name: str) -> None:
+    def __init__(self, handlers: list[tuple[Any, Shape]], tool_name: str, client_name: str, *,
+                 on_arrival: Callable[[], None] | None = None) -> None:
         self._handlers, self._tool_name, self._client_name = handlers, tool_name, client_name
+        self._on_arrival = on_arrival
+        """Told of each update as it arrives, before any handler runs (the call's deadline, when progress
+        restarts its timeout)."""
         self._caller = contextvars.copy_context()  # progress arrives on the session's task: run in the call's
         self._turn = asyncio.Lock()
         self._running = 0
@@ -100,6 +104,10 @@ class ProgressDelivery:
         self._idle.set()
 
     async def __call__(self, value: float, total: float | None, message: str | None) -> None:
+        if self._on_arrival is not None:
+            self._on_arrival()
+        if not self._handlers:
+            return
         self._running += 1
         self._idle.clear()
         try:
@@ -123,7 +131,10 @@ class ProgressDelivery:
     async def drain(self, timeout: float) -> None:
         """Wait (up to ``timeout`` seconds) until every progress update that arrived was delivered."""
         await asyncio.sleep(0)  # callbacks the SDK spawned with the answer get to start
-        if self._running:
+        if self._running and timeout <= 0:  # the call's time is up: it does not wait for them
+            logger.debug("progress handlers for %s on %r still running as the call ends",
+                         self._tool_name, self._client_name)
+        elif self._running:
             try:
                 await asyncio.wait_for(self._idle.wait(), timeout)
             except asyncio.TimeoutError:

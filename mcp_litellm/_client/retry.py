@@ -13,11 +13,11 @@ on the call's span (event ``mcp_litellm.retry`` with ``mcp_litellm.retry.reason`
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from mcp_litellm._client.connection import Connection
+from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.failures import AnswerLost
 from mcp_litellm._client.tool import Tool
 from mcp_litellm._core import telemetry
@@ -45,23 +45,24 @@ def _dropped(exc: TransportError, connection: Connection, was_alive: bool) -> bo
     return isinstance(exc, AnswerLost) or (was_alive and exc.http_status is None)
 
 
-async def call_retrying(attempt: Callable[[float], Awaitable[T]], timeout: float, *, tool: Tool,
+async def call_retrying(attempt: Callable[[Deadline], Awaitable[T]], deadline: Deadline, *, tool: Tool,
                         connection: Connection, enabled: bool) -> T:
-    """``attempt(timeout)``, and once more with the time left when it failed only because the connection
-    dropped and ``tool`` may be retried (``enabled``: the client's ``retry_idempotent``)."""
+    """``attempt(deadline)``, and once more (with what is left of the same deadline) when it failed only
+    because the connection dropped and ``tool`` may be retried (``enabled``: the client's
+    ``retry_idempotent``)."""
     if not enabled or not retries(tool):
-        return await attempt(timeout)
-    started, was_alive = time.monotonic(), connection.alive
+        return await attempt(deadline)
+    was_alive = connection.alive
     try:
-        return await attempt(timeout)
+        return await attempt(deadline)
     except TransportError as exc:
         if not _dropped(exc, connection, was_alive):
             raise
         server = connection.name
-        left = timeout - (time.monotonic() - started)
+        left = deadline.remaining()
         if left <= 0:
             logger.info("server %r: tool %r failed as the connection dropped; not retried, no time is left of "
-                        "its %ss deadline", server, tool.mcp_name, timeout)
+                        "its %ss deadline", server, tool.mcp_name, deadline.timeout)
             raise
         kind = "read-only" if tool.annotations.read_only_hint else "idempotent"
         logger.warning("server %r: retrying the %s tool %r once, as the connection dropped during the call (%s)",
@@ -72,4 +73,4 @@ async def call_retrying(attempt: Callable[[float], Awaitable[T]], timeout: float
             span.add_event("mcp_litellm.retry", {"mcp_litellm.retry.reason": reason,
                                                  "mcp_litellm.retry.time_left_s": round(left, 3)})
             span.set_attribute("mcp_litellm.tool.retries", 1)
-        return await attempt(left)
+        return await attempt(deadline)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import CallToolResult
 
 from mcp_litellm._client.core import ClientCore
+from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.listing import MAX_PAGES
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.task import Task
@@ -65,11 +66,13 @@ class TasksMixin(ClientCore):
                           timeout: float | None) -> Task:
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
             raise ConfigError(f"ttl must be a positive number of seconds or None, got {shown_value(ttl)}")
-        tool, arguments = await self._resolve_tool(name, parameters)
-        connection = await self._connected()
+        deadline = Deadline(self._timeout(timeout), "tools/call")  # creating the task, its lookup included
+        tool, arguments = await self._resolve_tool(name, parameters, deadline)
+        connection = await self._connected(deadline)
         if not is_modern(connection.client.session):
             runs_as_task(tool, True, self.name)
-        denial = await self._approve_tool_call(tool, arguments)
+        with deadline.paused():
+            denial = await self._approve_tool_call(tool, arguments)
         if denial is not None:
             state = TaskState(task_id="", status="failed", status_message=f"denied: {denial}")
             return Task(self, tool.mcp_name, state,
@@ -79,7 +82,7 @@ class TasksMixin(ClientCore):
         async def call(client: Any) -> TaskState | CallToolResult:
             return await create(client.session, tool.mcp_name, arguments, ttl=ttl, meta=meta, progress=None)
 
-        made = await connection.request("tools/call", call, self._timeout(timeout))
+        made = await connection.request("tools/call", call, deadline)
         if isinstance(made, CallToolResult):  # the server ran the call at once
             return Task(self, tool.mcp_name, TaskState(task_id="", status="completed"),
                               ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars))

@@ -36,10 +36,12 @@ class ToolOwner(Protocol):
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                     task: bool | None = None) -> ToolResult: ...
+                     task: bool | None = None, reset_timeout_on_progress: bool | None = None,
+                     max_total_timeout: float | None = None) -> ToolResult: ...
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                            task: bool | None = None) -> ToolResult: ...
+                            task: bool | None = None, reset_timeout_on_progress: bool | None = None,
+                            max_total_timeout: float | None = None) -> ToolResult: ...
     def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task: ...
     async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
@@ -111,19 +113,26 @@ class Tool:
 
     async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
                        on_progress: ProgressHandler | None = None, task: bool | None = None,
+                       reset_timeout_on_progress: bool | None = None, max_total_timeout: float | None = None,
                        **kwargs: Any) -> ToolResult:
         """Call the tool with ``arguments`` (a mapping, or keywords); see :meth:`execute`."""
         merged, options = self._call_arguments("aexecute", arguments, kwargs,
-                                               {"timeout": timeout, "on_progress": on_progress, "task": task})
+                                               {"timeout": timeout, "on_progress": on_progress, "task": task,
+                                                "reset_timeout_on_progress": reset_timeout_on_progress,
+                                                "max_total_timeout": max_total_timeout})
         return await self.client.aexecute_tool(self, merged, **options)
 
     def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
-                on_progress: ProgressHandler | None = None, task: bool | None = None, **kwargs: Any) -> ToolResult:
+                on_progress: ProgressHandler | None = None, task: bool | None = None,
+                reset_timeout_on_progress: bool | None = None, max_total_timeout: float | None = None,
+                **kwargs: Any) -> ToolResult:
         """Call the tool and return its :class:`ToolResult`.
 
         The tool's arguments go as one mapping (``tool.execute({"a": 1, "b": 2})``) or as keywords
-        (``tool.execute(a=1, b=2)``). ``timeout=`` (seconds for this call), ``on_progress=`` and ``task=``
-        are the call's options. With a mapping they always are, whatever the tool's arguments are called:
+        (``tool.execute(a=1, b=2)``). ``timeout=`` (seconds for this call, end to end), ``on_progress=``,
+        ``task=``, ``reset_timeout_on_progress=`` and ``max_total_timeout=`` (see
+        :meth:`Client.execute_tool <mcp_litellm.Client.execute_tool>`) are the call's options. With a
+        mapping they always are, whatever the tool's arguments are called:
         ``tool.execute({"timeout": 30}, timeout=5)`` gives the tool ``timeout=30`` and the call 5 seconds.
         In the keyword form, an option the tool's input schema also declares goes to the tool, as it did
         before; that is deprecated (a ``DeprecationWarning`` says so): use the mapping. The mapping is
@@ -134,7 +143,9 @@ class Tool:
         and cancels it on timeout or cancellation. The result is the same :class:`ToolResult`.
         """
         merged, options = self._call_arguments("execute", arguments, kwargs,
-                                               {"timeout": timeout, "on_progress": on_progress, "task": task})
+                                               {"timeout": timeout, "on_progress": on_progress, "task": task,
+                                                "reset_timeout_on_progress": reset_timeout_on_progress,
+                                                "max_total_timeout": max_total_timeout})
         return self.client.execute_tool(self, merged, **options)
 
     async def astart_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,

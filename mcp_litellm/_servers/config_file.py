@@ -50,6 +50,8 @@ _TRANSPORT_CONFIG_KEYS = {
 _OPTION_ALIASES = {
     "with_prefix": "with_prefix", "withPrefix": "with_prefix",
     "request_timeout": "request_timeout", "requestTimeout": "request_timeout",
+    "reset_timeout_on_progress": "reset_timeout_on_progress", "resetTimeoutOnProgress": "reset_timeout_on_progress",
+    "max_total_timeout": "max_total_timeout", "maxTotalTimeout": "max_total_timeout",
     "roots": "roots",
     "disabled": "disabled",
     "include_tools": "include_tools", "includeTools": "include_tools",
@@ -90,7 +92,7 @@ class ServerConfig:
         include_tools: only tools matching one of these names or globs are offered (``None``: all).
         exclude_tools: tools matching one of these names or globs are never offered.
         options: other client keyword arguments (``protocol``, ``max_result_chars``,
-            ``max_message_size``, ``retry_idempotent``).
+            ``max_message_size``, ``retry_idempotent``, ``reset_timeout_on_progress``, ``max_total_timeout``).
         per_user: for :class:`mcp_litellm.ClientPool`: ``True`` gives each user a connection of their
             own, ``False`` shares one among all users, ``None`` (not set) is per user for an OAuth server
             and shared otherwise. A :class:`mcp_litellm.ClientGroup` ignores it.
@@ -155,7 +157,9 @@ def load_config(
     (``command``, ``args``, ``env``, ``cwd``) or a remote one (``url``, ``headers``; ``type`` /
     ``transport`` / ``transport_type`` of ``"streamable-http"``/``"http"``/``"sse"``; a remote entry
     without one is streamable HTTP unless its path ends in ``/sse``). Per-server options:
-    ``with_prefix``, ``request_timeout``, ``roots``, ``disabled``, ``include_tools`` /
+    ``with_prefix``, ``request_timeout``, ``reset_timeout_on_progress`` (each progress notification
+    restarts a tool call's timeout), ``max_total_timeout`` (seconds a tool call may take in all),
+    ``roots``, ``disabled``, ``include_tools`` /
     ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``retry_idempotent`` (true or
     false), ``max_message_size`` (bytes; also a top-level key beside ``mcpServers``, the default for every
     server of the file),
@@ -515,10 +519,18 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     timeout = get("request_timeout", _is_number, "a number of seconds")
     if timeout is not None and timeout <= 0:
         raise reader.error(options["request_timeout"][0], f"must be a positive number of seconds, got {timeout!r}")
+    extra: dict[str, Any] = {}
+    reset = get("reset_timeout_on_progress", lambda v: isinstance(v, bool), "true or false")
+    if reset is not None:
+        extra["reset_timeout_on_progress"] = reset
+    total = get("max_total_timeout", _is_number, "a number of seconds")
+    if total is not None:
+        if total <= 0:
+            raise reader.error(options["max_total_timeout"][0], f"must be a positive number of seconds, got {total!r}")
+        extra["max_total_timeout"] = float(total)
     roots = get("roots", _is_str_list, "a list of paths")
     include = get("include_tools", _is_str_list, "a list of tool names or globs")
     exclude = get("exclude_tools", _is_str_list, "a list of tool names or globs")
-    extra: dict[str, Any] = {}
     protocol = get("protocol", lambda v: isinstance(v, str), "a string")
     if protocol is not None:
         if protocol not in ("auto", "legacy") and not protocol[:4].isdigit():

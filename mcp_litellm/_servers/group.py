@@ -12,12 +12,16 @@ Tool names never collide: when two servers offer the same name, both tools get t
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+
+import anyio
 
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
@@ -25,6 +29,7 @@ from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
+    RequestTimeoutError,
     TransportError,
     UnsupportedFeature,
 )
@@ -371,31 +376,58 @@ class ClientGroup:
         return await run_async(self._tool(name, refresh))
 
     async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: ProgressHandler | None) -> ToolResult:
+                       on_progress: ProgressHandler | None, reset_timeout_on_progress: bool | None = None,
+                       max_total_timeout: float | None = None) -> ToolResult:
         from mcp_litellm._client.tool import Tool
 
+        started = time.monotonic()
+        limited = _is_seconds(timeout)  # anything else: the client's check says what is wrong with it
         if isinstance(name, Tool):
             if name.client not in self._clients.values():
                 raise ConfigError(f"tool {name.name!r} belongs to server {name.client.name!r}, which is not in "
                                   "this group; call it through its own client")
             tool = name
         elif isinstance(name, str):
-            tool = await self._tool(name, False)
+            tool = await self._lookup_within(name, timeout if limited else None)
         else:
             raise ConfigError(f"a tool name (str) or Tool is needed, got {type(name).__name__}")
-        return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress)
+        spent = time.monotonic() - started  # the lookup was part of the call: the client gets what is left
+        if limited and timeout is not None:
+            timeout = max(timeout - spent, 1e-3)
+        if _is_seconds(max_total_timeout) and max_total_timeout is not None:
+            max_total_timeout = max(max_total_timeout - spent, 1e-3)
+        return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress,
+                                               reset_timeout_on_progress=reset_timeout_on_progress,
+                                               max_total_timeout=max_total_timeout)
+
+    async def _lookup_within(self, name: str, timeout: float | None) -> Tool:
+        """The tool called ``name``, found within the call's ``timeout`` (``None``: each server's own)."""
+        if timeout is None:
+            return await self._tool(name, False)
+        try:
+            with anyio.fail_after(timeout):
+                return await self._tool(name, False)
+        except builtins.TimeoutError:
+            raise RequestTimeoutError(f"tools/call of {name!r} timed out after {float(timeout)}s, while waiting "
+                                      "for the group's tool listing; it was cancelled") from None
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                     timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+                     timeout: float | None = None, on_progress: ProgressHandler | None = None,
+                     reset_timeout_on_progress: bool | None = None,
+                     max_total_timeout: float | None = None) -> ToolResult:
         """Call tool ``name`` (its name in the group, or its server's name for it when only one server has
         it, or a :class:`Tool` of one of the group's servers) with ``parameters``; see
-        :meth:`Client.execute_tool`."""
-        return run_sync(self._execute(name, parameters, timeout, on_progress))
+        :meth:`Client.execute_tool`. ``timeout`` covers the lookup of the tool too."""
+        return run_sync(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
+                                      max_total_timeout))
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
-                            timeout: float | None = None, on_progress: ProgressHandler | None = None) -> ToolResult:
+                            timeout: float | None = None, on_progress: ProgressHandler | None = None,
+                            reset_timeout_on_progress: bool | None = None,
+                            max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress))
+        return await run_async(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
+                                             max_total_timeout))
 
     async def _pin_tools(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
         pinned = [c for c in self._clients.values() if c._tool_pins is not None and c.is_alive()]
@@ -497,6 +529,11 @@ def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
                               "remove that setting to use it")
         configs = {name: configs[name] for name in wanted_list}
     return configs
+
+
+def _is_seconds(value: Any) -> bool:
+    """Whether ``value`` is a valid number of seconds (a positive number, not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:

@@ -33,6 +33,7 @@ from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_url, remember_secrets, url_secrets
 from mcp_litellm._core.sdk_compat import SESSION_TERMINATION_FAILED_LOG
 from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
+from mcp_litellm._transports.cancel_lane import CancelLane, SessionHeaders
 from mcp_litellm._transports.common import check_keys, check_type
 from mcp_litellm._transports.endpoint_policy import cleartext_problem
 from mcp_litellm._transports.error_body import read_error_body
@@ -221,16 +222,21 @@ class StreamableTransport(_HttpTransport):
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
             headers = _headers(config)
+            session = SessionHeaders()
             http = AnswerKeepingClient(  # an answer cut off fails its call, not the session
                 headers=headers,
                 timeout=timeout,
                 auth=auth,
-                event_hooks={"request": [without_foreign_credentials(url, headers)],
+                event_hooks={"request": [without_foreign_credentials(url, headers), session],
                              "response": [body_bound(limit), _response_observer(credentials)]},
             )
             transport = streamable_http_client(url, http_client=http, max_sse_event_size=limit)
-            async with http, transport as (read_stream, write_stream):
-                yield OversizedEventErrors(read_stream, limit), write_stream
+            async with http, transport as (read_stream, write_stream), anyio.create_task_group() as cancels:
+                try:  # a cancellation never holds back the requests after it (see cancel_lane)
+                    yield OversizedEventErrors(read_stream, limit), CancelLane(write_stream, http, url, session,
+                                                                               cancels)
+                finally:
+                    cancels.cancel_scope.cancel()
 
         return connect()
 

@@ -17,8 +17,9 @@ import socket
 import sys
 import webbrowser
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from html import escape
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -50,6 +51,14 @@ def request_clock_paused() -> Iterator[None]:
     if scope is None:
         yield
         return
+    pause = observer.pause if observer is not None else None
+    with pause() if pause is not None else nullcontext(), _paused(scope):  # the call's own deadline stops too
+        yield
+
+
+@contextmanager
+def _paused(scope: Any) -> Iterator[None]:
+    """Suspend the timeout ``scope`` (an ``asyncio.Timeout`` or an anyio ``CancelScope``) while the block runs."""
     if hasattr(scope, "reschedule"):  # asyncio.Timeout (3.11+)
         loop = asyncio.get_running_loop()
         when = scope.when()

@@ -33,15 +33,18 @@ class HttpObserver:
 
     OAuth fills in the rest: ``auth_error`` is why authorizing failed (the connection raises it instead
     of the HTTP error that follows), and ``deadline`` is the request's timeout scope (an
-    ``asyncio.Timeout`` or an anyio ``CancelScope``), suspended while a person authorizes.
+    ``asyncio.Timeout`` or an anyio ``CancelScope``), suspended while a person authorizes; ``pause``, when
+    set, is the pause of the deadline of the whole call the request is part of (a context manager factory),
+    entered for that time too.
     """
 
-    __slots__ = ("auth_error", "deadline", "last")
+    __slots__ = ("auth_error", "deadline", "last", "pause")
 
     def __init__(self) -> None:
         self.last: HttpStatus | None = None
         self.auth_error: Exception | None = None
         self.deadline: Any = None
+        self.pause: Any = None
 
     def failure(self) -> HttpStatus | None:
         """The last POST's answer when it was an HTTP error (status >= 400), else ``None``."""
