@@ -71,7 +71,7 @@ def assert_turns(messages: list[dict[str, Any]], questions: list[str]) -> None:
     asked = [m["content"] for m in messages[::4]]
     assert sorted(asked) == sorted(questions)
     for i, question in enumerate(asked):
-        user, call, tool, answer = messages[4 * i: 4 * i + 4]
+        _, call, tool, answer = messages[4 * i: 4 * i + 4]
         assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"key": question}
         assert tool["content"] == f"value of {question}"
         assert answer["content"] == f"answer to {question}: value of {question}"
