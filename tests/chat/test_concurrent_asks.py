@@ -176,3 +176,20 @@ def test_sync_and_async_asks_take_turns_with_ask_prompt(echoing, make_client):
     assert tasked.content == "answer to from a task: value of from a task"
     assert_history_valid(chat.messages)
     assert [m["role"] for m in chat.messages] == ["user", "assistant", "tool", "assistant"] * 3
+
+
+async def test_a_waiter_cancelled_as_the_turn_is_handed_to_it_passes_the_turn_on():
+    from mcp_litellm._chat.turn_lock import TurnLock
+
+    lock = TurnLock()
+    await lock.acquire()
+    handed = asyncio.ensure_future(lock.acquire())
+    await asyncio.sleep(0)  # it waits now
+    assert lock.locked and not handed.done()
+    lock.release()  # the turn is handed to it...
+    handed.cancel()  # ...and it is cancelled before it could take it
+    with pytest.raises(asyncio.CancelledError):
+        await handed
+    await asyncio.wait_for(lock.acquire(), 30)  # the turn was passed on, not lost
+    lock.release()
+    assert not lock.locked
