@@ -5,7 +5,8 @@ One turn (``ToolLoop.run``) is a sequence of steps; a step (``ToolLoop.step``) i
 when the model asked for tools, one round of them (``ToolLoop.run_round``): the round's calls run
 concurrently in a task group, each answered by one tool message. Every call, whoever makes it, goes
 through ``ToolLoop.run_one_call``: ``tool_call`` hooks, the ``tool_start`` event, the tool or built-in,
-the result budget, ``tool_result`` hooks, the ``tool_end`` event.
+the result budget (not for a code-mode program's calls: it reads their results whole), ``tool_result``
+hooks, the ``tool_end`` event.
 
 ``run_call`` turns one :class:`ToolCall` into a :class:`ToolResult`, whatever goes wrong: unknown
 names, arguments that are not JSON, a tool that fails, times out or whose server died all become error
