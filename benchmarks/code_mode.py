@@ -91,13 +91,18 @@ def measure(requests: list[dict[str, Any]]) -> Figures:
     return Figures(len(requests), len(requests) - 1, tokens)
 
 
-def scripted(tools: list[Any], turns: list[Turn], question: str, **chat_options: Any) -> Figures:
+def scripted(tools: list[Any], turns: list[Turn], question: str, *, expect: str | None = None,
+             **chat_options: Any) -> Figures:
+    """Run the scripted turns; ``expect``: a text the last tool message must hold (what the tools computed)."""
     with litellm_respx() as router:
         llm = ScriptedLLM(router).then(*turns)
         chat = ml.Chat(MODEL, **{**LLM, **chat_options}).with_tools(*tools)
         chat.ask(question)
         assert not llm.script, "the chat did not use every scripted turn"
         assert all(m.get("content") != "the script has no more turns" for m in chat.messages)
+        if expect is not None:
+            last = [m for m in chat.messages if m["role"] == "tool"][-1]["content"]
+            assert expect in last, f"expected {expect!r} in the last tool result, got {last[:200]!r}"
         return measure(llm.requests)
 
 
@@ -113,7 +118,7 @@ def ten_step(tools: list[Any]) -> tuple[Figures, Figures]:
     return scripted(tools, plain, question), scripted(tools, coded, question, code_mode=True)
 
 
-def big_result(tools: list[Any]) -> tuple[Figures, Figures]:
+def big_result(tools: list[Any], **options: Any) -> tuple[Figures, Figures]:
     lines = log_text().count("ERROR")
     plain = [Turn(tool_calls=[("c1", "read_log", {})]),
              Turn(tool_calls=[("c2", "echo", {"message": f"{lines} error lines"})]),
@@ -121,7 +126,10 @@ def big_result(tools: list[Any]) -> tuple[Figures, Figures]:
     code = "log = await read_log()\nn = log.count('ERROR')\nawait echo(message=f'{n} error lines')"
     coded = [Turn(tool_calls=[("c1", "run_code", {"code": code})]), Turn(content=f"{lines} error lines, reported.")]
     question = "Count the ERROR lines in today's log and report the count with echo."
-    return scripted(tools, plain, question), scripted(tools, coded, question, code_mode=True)
+    # the program must count the whole log (a tool's result reaches it uncut), whatever the result budget
+    expect = f"{lines} error lines"
+    return (scripted(tools, plain, question, **options),
+            scripted(tools, coded, question, expect=expect, code_mode=True, **options))
 
 
 def catalog(tools: list[Any]) -> tuple[Figures, Figures]:
@@ -152,6 +160,9 @@ def tokens_table() -> None:
             ("50,000-char intermediate result", big_result([*fixture.tools(), read_log])),
             ("500-tool catalog with search", catalog(big.tools())),
         ]
+        # under a result budget far below the log's size the program still counts the whole log (checked in
+        # big_result); the plain loop's model would have to page through it with read_result (not scripted)
+        small = big_result([*fixture.tools(), read_log], result_budget=2_000)[1]
     finally:
         fixture.stop()
         big.stop()
@@ -161,6 +172,8 @@ def tokens_table() -> None:
         saved = 1 - code.prompt_tokens / plain.prompt_tokens
         print(f"{name:36} {plain.requests:>12} / {plain.rounds:>2} / {plain.prompt_tokens:>8,} "
               f"{code.requests:>12} / {code.rounds:>2} / {code.prompt_tokens:>8,} {saved:>12.1%}")
+    print(f"code mode, the 50,000-char log under result_budget=2,000: counted whole, {small.requests} requests, "
+          f"{small.prompt_tokens:,} tokens")
 
 
 async def overhead(reps: int) -> None:

@@ -27,6 +27,7 @@ from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
 from mcp_litellm._chat.responses_api import ChatAPI, check_api, plain_model, request_model
 from mcp_litellm._chat.tool_loop import ToolLoop
 from mcp_litellm._chat.toolbox import LocalTool, ToolBox
+from mcp_litellm._chat.turn_lock import TurnLock
 from mcp_litellm._client.loop import iterate_sync, run_sync
 from mcp_litellm._client.prompt import Prompt
 from mcp_litellm._client.resource import Resource, ResourceTemplate
@@ -142,6 +143,7 @@ class Chat:
         """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
         self._hooks = Hooks()
         self._loop = ToolLoop(self)
+        self._turns = TurnLock()  # one turn at a time, whichever loop or thread asks
         _llm.warm_up(self._provider_model(), router)  # a head start for the first ask, in a worker thread
 
     def __repr__(self) -> str:
@@ -349,14 +351,21 @@ class Chat:
 
     def ask(self, question: Question = None, *, on_chunk: ChunkHook | None = None) -> Message:
         """Ask ``question`` (text or content parts; ``None`` continues the conversation) and return the
-        model's final :class:`Message`. With ``on_chunk``, the answer is streamed to it."""
+        model's final :class:`Message`. With ``on_chunk``, the answer is streamed to it.
+
+        A chat is one conversation, so its turns take turns: an ask (sync or async, from any thread or
+        loop; also :meth:`ask_prompt` and :meth:`stream`) made while another is under way waits until that
+        one is over, then runs, in the order they were made; nothing is lost or mixed. A stream holds the
+        turn until it is consumed or closed. For conversations that really run at once, use one chat each.
+        (An ask made from inside the chat's own turn, by a hook or a local tool, would wait for itself.)"""
         return run_sync(self.aask(question, on_chunk=on_chunk))
 
     async def aask(self, question: Question = None, *, on_chunk: ChunkHook | None = None) -> Message:
-        """Async twin of :meth:`ask`."""
-        start = len(self.messages)
-        self._add_question(question)
-        return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
+        """Async twin of :meth:`ask` (a turn of its own, waiting for the one under way: see :meth:`ask`)."""
+        async with self._turns.hold():
+            start = len(self.messages)
+            self._add_question(question)
+            return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
 
     def ask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
                    on_chunk: ChunkHook | None = None) -> Message:
@@ -366,22 +375,27 @@ class Chat:
     async def aask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
                           on_chunk: ChunkHook | None = None) -> Message:
         """Async twin of :meth:`ask_prompt`."""
-        start = len(self.messages)
-        self.messages.extend(await prompt.amessages(arguments))
-        return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
+        async with self._turns.hold():
+            start = len(self.messages)
+            self.messages.extend(await prompt.amessages(arguments))
+            return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
 
     def stream(self, question: Question = None) -> Iterator[Chunk]:
         """Ask ``question`` and yield :class:`Chunk` objects as the answer forms: text, tool-call
-        fragments, and tool start/end events. ``chat.last_message`` holds the final answer."""
+        fragments, and tool start/end events. ``chat.last_message`` holds the final answer.
+
+        The stream holds the chat's turn (see :meth:`ask`) from its first item until it is consumed or
+        closed: leave a ``for`` loop with ``break``, or close it, before asking again elsewhere."""
         return iterate_sync(self.astream(question))
 
     async def astream(self, question: Question = None) -> AsyncIterator[Chunk]:
         """Async twin of :meth:`stream`."""
-        start = len(self.messages)
-        self._add_question(question)
-        async with aclosing(self._traced(self._loop.run(True, start))) as chunks:
-            async for chunk in chunks:
-                yield chunk
+        async with self._turns.hold():
+            start = len(self.messages)
+            self._add_question(question)
+            async with aclosing(self._traced(self._loop.run(True, start))) as chunks:
+                async for chunk in chunks:
+                    yield chunk
 
     async def _finish(self, chunks: AsyncGenerator[Chunk, None], on_chunk: ChunkHook | None) -> Message:
         async with aclosing(chunks):

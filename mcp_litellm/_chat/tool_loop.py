@@ -5,7 +5,8 @@ One turn (``ToolLoop.run``) is a sequence of steps; a step (``ToolLoop.step``) i
 when the model asked for tools, one round of them (``ToolLoop.run_round``): the round's calls run
 concurrently in a task group, each answered by one tool message. Every call, whoever makes it, goes
 through ``ToolLoop.run_one_call``: ``tool_call`` hooks, the ``tool_start`` event, the tool or built-in,
-the result budget, ``tool_result`` hooks, the ``tool_end`` event.
+the result budget (not for a code-mode program's calls: it reads their results whole), ``tool_result``
+hooks, the ``tool_end`` event.
 
 ``run_call`` turns one :class:`ToolCall` into a :class:`ToolResult`, whatever goes wrong: unknown
 names, arguments that are not JSON, a tool that fails, times out or whose server died all become error
@@ -245,14 +246,15 @@ class ToolLoop:
             raise
         return [results[index] for index in range(len(calls))]
 
-    async def run_one_call(self, call: ToolCall, *, emit: Emit | None, budget: int,
+    async def run_one_call(self, call: ToolCall, *, emit: Emit | None, budget: int | None,
                            origin: str = "model") -> ToolResult:
         """Run one tool call the way every call runs: ``tool_call`` hooks, a ``tool_start`` event, the tool
         (or the chat's built-in tool of that name), the result cut to ``budget`` tokens, ``tool_result``
         hooks, a ``tool_end`` event. Never raises for the tool's sake: failures are error results.
 
         ``emit`` receives the events (``None``: no events); ``origin`` says who made the call (the hooks'
-        :attr:`ToolContext.origin`)."""
+        :attr:`ToolContext.origin`). ``budget=None``: the result is not cut (a call a code-mode program
+        made: the program reads it whole; only what it prints is for the model, and is cut then)."""
         chat = self.chat
         tool = chat._tools.get(call.name)
         mcp_tool = tool if isinstance(tool, Tool) else None
@@ -267,16 +269,17 @@ class ToolLoop:
             emit(Chunk(event="tool_end", tool_call=call, tool_result=result))
         return result
 
-    async def _execute(self, call: ToolCall, *, emit: Emit | None, budget: int) -> ToolResult:
+    async def _execute(self, call: ToolCall, *, emit: Emit | None, budget: int | None) -> ToolResult:
         """The one place a call is routed: to a built-in tool of the chat, or to the tool of that name."""
         chat = self.chat
         model = chat._provider_model()
-        if chat._offer.handles(call.name):
-            async def run_inner(inner: ToolCall) -> ToolResult:  # code mode: each call its program makes
-                return await self.run_one_call(inner, emit=emit, budget=budget, origin="code")
+        if chat._offer.handles(call.name) and budget is not None:
+            async def run_inner(inner: ToolCall) -> ToolResult:  # code mode: each call its program makes, whole
+                return await self.run_one_call(inner, emit=emit, budget=None, origin="code")
 
             return await chat._offer.run_builtin(call, model, budget, run_inner)
-        return chat._offer.cut(await run_call(chat._tools, call, timeout=chat.tool_timeout), model, budget)
+        result = await run_call(chat._tools, call, timeout=chat.tool_timeout)
+        return result if budget is None else chat._offer.cut(result, model, budget)
 
 
 def answer_unanswered(messages: list[dict[str, Any]], text: str) -> None:

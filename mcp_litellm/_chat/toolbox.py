@@ -14,12 +14,15 @@ import logging
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.naming import safe_tool_name
 from mcp_litellm._core.user_code import call_user_code
+
+if TYPE_CHECKING:
+    import pydantic
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -35,6 +38,9 @@ class LocalTool:
 
     definition: dict[str, Any]
     function: Callable[..., Any]
+    arguments_model: type[pydantic.BaseModel] | None = None
+    """For a function offered as itself: the pydantic model of its parameters, which gave the schema and
+    validates each call's arguments (``None``: the arguments are passed as they came)."""
 
     @property
     def name(self) -> str:
@@ -42,7 +48,17 @@ class LocalTool:
         return str(self.definition["function"]["name"])
 
     async def arun(self, arguments: dict[str, Any]) -> ToolResult:
-        """Call the function and wrap what it returns as a :class:`ToolResult`."""
+        """Call the function and wrap what it returns as a :class:`ToolResult`.
+
+        With an :attr:`arguments_model`, the arguments are first validated and converted the way pydantic
+        (and FastAPI) do in lax mode (``"5"`` for an ``int`` is ``5``, a date string a ``date``, a dict a
+        model instance); arguments that do not fit give an error result naming them, without a call."""
+        if self.arguments_model is not None:
+            checked = checked_arguments(self.arguments_model, self.function, arguments)
+            if isinstance(checked, str):
+                return ToolResult.error(f"Error: wrong arguments for {self.name}: {checked}. Call it again with "
+                                        "arguments that fit its parameters.", self.name)
+            arguments = checked
         value = await call_user_code(self.function, **arguments)
         if isinstance(value, ToolResult):
             return value
@@ -52,8 +68,51 @@ class LocalTool:
         return ToolResult(content=[TextContent(type="text", text=text)], tool_name=self.name)
 
 
-def _schema_of(function: Callable[..., Any]) -> dict[str, Any]:
-    """A JSON schema for ``function``'s keyword parameters, from its type hints (pydantic)."""
+_ERRORS_SHOWN = 5  # validation errors one answer lists
+_INPUT_SHOWN = 80  # characters of a rejected value shown
+
+
+def checked_arguments(model: type[pydantic.BaseModel], function: Callable[..., Any],
+                      arguments: dict[str, Any]) -> dict[str, Any] | str:
+    """``arguments`` validated and converted by ``model`` (the function's parameters), or what is wrong
+    with them, in a line for the model. Arguments the function has no parameter for are refused, unless it
+    takes ``**kwargs`` (they are then passed on as they are)."""
+    import pydantic
+
+    fields = model.model_fields
+    extra = [name for name in arguments if name not in fields]
+    if extra and not _takes_kwargs(function):
+        return f"unexpected argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} (its parameters " \
+               f"are {', '.join(map(repr, fields)) or 'none'})"
+    try:
+        instance = model.model_validate({name: value for name, value in arguments.items() if name in fields})
+    except pydantic.ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False)[:_ERRORS_SHOWN]:
+            where = ".".join(str(part) for part in error["loc"]) or "arguments"
+            problem = f"{where}: {error['msg']}"
+            if error["type"] != "missing":
+                shown = repr(error.get("input"))
+                problem += f" (got {shown[:_INPUT_SHOWN]}{'...' if len(shown) > _INPUT_SHOWN else ''})"
+            problems.append(problem)
+        more = exc.error_count() - len(problems)
+        return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+    # only what the model gave (converted): the function's own defaults apply to the rest
+    checked = {name: getattr(instance, name) for name in instance.model_fields_set}
+    return {**{name: value for name, value in arguments.items() if name not in fields}, **checked}
+
+
+def _takes_kwargs(function: Callable[..., Any]) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _parameters_model(function: Callable[..., Any]) -> type[pydantic.BaseModel]:
+    """A pydantic model of ``function``'s keyword parameters, from its type hints: its JSON schema is the
+    tool's, and it validates the model's arguments (so the two always agree)."""
     import pydantic
 
     try:
@@ -66,7 +125,12 @@ def _schema_of(function: Callable[..., Any]) -> dict[str, Any]:
             continue
         default = ... if parameter.default is parameter.empty else parameter.default
         fields[name] = (hints.get(name, Any), default)
-    model = pydantic.create_model(getattr(function, "__name__", "tool"), **fields)
+    model: type[pydantic.BaseModel] = pydantic.create_model(getattr(function, "__name__", "tool"), **fields)
+    return model
+
+
+def _schema_of(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """The tool's JSON schema: ``model``'s, without pydantic's titles."""
     schema: dict[str, Any] = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():
@@ -92,8 +156,9 @@ def local_tool(item: Any) -> LocalTool:
         name = safe_tool_name(getattr(item, "__name__", "tool"))
         doc = inspect.getdoc(item) or ""
         description = doc.split("\n\n", 1)[0].strip() or name
+        model = _parameters_model(item)
         return LocalTool({"type": "function", "function": {"name": name, "description": description,
-                                                           "parameters": _schema_of(item)}}, item)
+                                                           "parameters": _schema_of(model)}}, item, model)
     raise ConfigError(
         f"with_tools() takes MCP tools, clients and client groups, Python functions, (tool_dict, function) pairs "
         f"or tool dicts with a 'callable'; got {type(item).__name__}"

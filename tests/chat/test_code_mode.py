@@ -80,6 +80,26 @@ async def test_async_over_stdio_and_intermediate_results_stay_out(llm, make_clie
         assert "x" * 100 not in sent and len(sent) < 2_000  # the 50,000 characters never reached the model
 
 
+@pytest.mark.parametrize("transport", ["memory", "streamable"])
+def test_the_program_reads_a_tool_result_whole_and_only_its_output_is_cut(llm, make_client, transport):
+    """A result far over the chat's result budget reaches the program whole (no marker, no read_result);
+    only what the program prints goes through the budget on its way to the model."""
+    client = make_client(transport)
+    count = "s = await echo(message='x' * 50000)\nprint(len(s), s.count('x'), 'cut' in s)"
+    dump = "s = await echo(message='y' * 50000)\nprint(s)"
+    llm.then(Turn(tool_calls=[run_code("c1", count), run_code("c2", dump)]), Turn(content="50,000"))
+    seen: list[int] = []
+    chat = (new_chat(code_mode=True, result_budget=1_000).with_tools(client.tool("echo"))
+            .on_tool_result(lambda call, result: seen.append(len(result.text)) if call.name == "echo" else None))
+    assert chat.ask("count the x").content == "50,000"
+    counted, dumped = (m["content"] for m in llm.tool_messages(1))
+    assert counted == "50000 50000 False"
+    assert seen == [50_000, 50_000]  # the tool_result hooks of the program's calls saw them whole too
+    assert dumped.startswith("y" * 1_000) and len(dumped) < 10_000  # what it printed was cut for the model...
+    assert 'Call read_result with id="r1"' in dumped  # ...and can be read on, as any cut result
+    assert_history_valid(chat.messages)
+
+
 def test_gather_runs_calls_concurrently(llm, make_client):
     client = make_client("memory")
     code = "import asyncio\nr = await asyncio.gather(*[wait(seconds=0.5) for _ in range(4)])\nlen(r)"

@@ -2,7 +2,8 @@
 
 The chat's offer asks :class:`CodeModeOffer` for the request's tool definitions and hands it each
 ``run_code`` call together with ``run_inner``: the chat's own single-call path (hooks, approval, events,
-result caps, telemetry). Every tool the program awaits goes through that path as a call of its own.
+telemetry). Every tool the program awaits goes through that path as a call of its own, and its result reaches
+the program whole: the chat's result budget is for the model, so it applies to what the program prints.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ RUN_CODE = "run_code"
 SEARCH_LIMIT = 5
 
 RunInner = Callable[[ToolCall], Awaitable[ToolResult]]
-"""Runs one tool call through the chat's single-call path and returns its (capped) result."""
+"""Runs one tool call through the chat's single-call path and returns its whole result."""
 
 
 class _Index(Protocol):
