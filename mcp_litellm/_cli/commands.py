@@ -18,7 +18,7 @@ from mcp_litellm._cli.argument_types import type_errors
 from mcp_litellm._cli.oauth_status import auth_status, needs_login
 from mcp_litellm._cli.render import ProgressBar, describe_block, dump_json, first_line, signature
 from mcp_litellm._cli.server_names import command_name, url_name
-from mcp_litellm._core.clean_text import clean
+from mcp_litellm._core.clean_text import clean, clean_result
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ServerError, TransportError
 from mcp_litellm._core.redact import redact_url
 from mcp_litellm._servers.config_file import ServerConfig, load_config
@@ -114,8 +114,11 @@ def not_running_status(name: str, server_config: ServerConfig, group: ClientGrou
 
 
 def for_command_line(message: object) -> str:
-    """An error's text as the command line says it: its own option names where the library names a setting."""
-    return str(message).replace("or raise request_timeout", "or raise --timeout (or the server's request_timeout)")
+    """An error's text as the command line says it: without a server's terminal escapes and control
+    characters (a server's own words are quoted in errors), and with its own option names where the library
+    names a setting."""
+    return clean_result(str(message)).replace("or raise request_timeout",
+                                              "or raise --timeout (or the server's request_timeout)")
 
 
 @contextmanager
@@ -350,7 +353,7 @@ def call(args: argparse.Namespace) -> int:
                        "content": [b.model_dump(mode="json", exclude_none=True) for b in result.content]})
         else:
             lines = [describe_block(block) for block in result.content]
-            text = clean("\n".join(lines) if lines else result.text)  # the server's text: no control characters
+            text = clean_result("\n".join(lines) if lines else result.text)  # the server's text: no control characters
             if result.is_error:
                 print(f"{PROG}: error: tool {tool.name!r} reported an error: {' '.join(text.split())}",
                       file=sys.stderr)
@@ -441,7 +444,7 @@ def read(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
         else:
-            shown = clean(data) if sys.stdout.isatty() else data  # on a terminal, without control characters
+            shown = clean_result(data) if sys.stdout.isatty() else data  # on a terminal, without control characters
             print(shown, end="" if shown.endswith("\n") else "\n")
         return exit_status(group)
 
@@ -485,6 +488,6 @@ def prompt(args: argparse.Namespace) -> int:
             content = message.get("content")
             if isinstance(content, list):
                 content = "\n".join(part.get("text") or f"[{part.get('type', 'part')}]" for part in content)
-            print(f"[{message.get('role', '?')}]\n{clean(str(content))}\n")
+            print(f"[{message.get('role', '?')}]\n{clean_result(str(content))}\n")
         return exit_status(group)
 

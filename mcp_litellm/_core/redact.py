@@ -23,7 +23,7 @@ _OAUTH_PLAIN = {"client_id", "token_endpoint_auth_method", "scopes", "redirect_u
                 "signing_algorithm", "timeout", "issuer"}
 """``oauth`` settings shown as they are (public values: the issuer is the authorization server's public URL);
 the others (client_secret, private_key, token_key, ...) are masked."""
-_QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*?)(?=[&;#\s'\"]|[:,.)]+(?:\s|$)|$)")
+_QUERY_PAIR = re.compile(r"([?&;])([^=&;#?\s]+)=([^&;#\s'\"]*?)(?=[&;#\s'\"]|[:,.);]+(?:\s|$)|$)")
 """A query pair in free text; punctuation after a URL that ends a phrase (``...?key=v: it answered``) stays."""
 
 

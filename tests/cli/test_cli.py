@@ -336,3 +336,42 @@ def test_a_servers_control_characters_never_reach_the_terminal(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[2J[31mred alert0m"  # the text stays; the controls are gone
     assert not any(ch in done.stdout for ch in "\x1b\x07\x9b")
+
+
+_ESCAPING_SERVER = '''
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("escapes")
+
+
+@server.tool()
+def paint() -> str:
+    """Text with terminal escapes, as Playwright's errors carry."""
+    return "\\x1b[31mError:\\x1b[0m page \\x1b]0;title\\x07crashed\\x1b[2J\\r\\nline two\\x00"
+
+
+@server.tool()
+def crash() -> str:
+    """Fails with escapes in its message."""
+    raise ToolError("\\x1b[31mfailed\\x1b[0m \\u202ehidden")
+
+
+server.run()
+'''
+
+
+def test_call_prints_no_terminal_escapes_of_the_servers(tmp_path):
+    """What a server says reaches the terminal without its escape sequences (removed whole, not leaving
+    ``[31m`` behind) or control characters: a tool's text and its error alike."""
+    script = tmp_path / "escapes.py"
+    script.write_text(_ESCAPING_SERVER)
+    config = write_config(tmp_path, {"escapes": {"command": sys.executable, "args": [str(script)]}})
+    done = run("call", "--config", config, "paint")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Error: page crashed\nline two"
+    done = run("call", "--config", config, "crash")
+    error = one_line_error(done)
+    assert done.returncode == 1 and "failed hidden" in error
+    for shown in (done.stdout, done.stderr):
+        assert not any(c in shown for c in ("\x1b", "\x00", "\u202e", "[31m", "[0m"))

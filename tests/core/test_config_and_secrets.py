@@ -171,3 +171,15 @@ def test_redact_url_masks_secret_query_values_only():
 def test_env_secrets_not_in_repr():
     client = ml.client("env", "stdio", {"command": "x", "env": {"API_KEY": SECRET}}, start=False)
     assert SECRET not in repr(client)
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("(the server said: bad /mcp?api_key=S3CRET); the server", "(the server said: bad /mcp?api_key=***); the server"),
+    ("see x?api_key=S3CRET&page=2 now", "see x?api_key=***&page=2 now"),
+    ("at x?token=S3CRET.", "at x?token=***."),
+    ("(x?token=S3CRET)", "(x?token=***)"),
+])
+def test_a_masked_url_query_secret_keeps_the_punctuation_after_it(text, shown):
+    from mcp_litellm._core.redact import redact_text
+
+    assert redact_text(text) == shown
