@@ -69,8 +69,8 @@ class AnswerLost(TransportError):
         super().__init__(
             f"server {server!r} did not finish its answer to {method}: the connection dropped mid-answer "
             f"({detail}) and the server could not resume it{'' if 'reconnect' in detail else _NO_EVENT_STORE}, "
-            "so the call may or may not have run on the server; the MCP session is kept, and the next request "
-            "uses it")
+            "so the call may or may not have run on the server; the client stays connected (its MCP session is "
+            "kept, where the server keeps one) and the next request goes through it")
 
 
 def forgot_session(failure: HttpStatus, exc: MCPError, stand_in: bool) -> bool:
