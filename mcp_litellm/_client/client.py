@@ -21,13 +21,14 @@ import anyio
 from mcp_types import Implementation, ServerCapabilities
 
 from mcp_litellm._client.catalog import CatalogMixin
-from mcp_litellm._client.connection import Connection, SessionOptions
+from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_on, run_sync
 from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.roots import Roots
+from mcp_litellm._client.session import SessionOptions
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
 from mcp_litellm._core.protocol import is_modern

@@ -24,9 +24,9 @@ import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
 from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
+from mcp_litellm._client.session import legacy_call
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import shown_value
@@ -40,7 +40,7 @@ else:
     from typing_extensions import Self
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.connection import SessionOptions
+    from mcp_litellm._client.session import SessionOptions
 
 logger = logging.getLogger("mcp_litellm")
 

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
 
 from mcp_litellm._client.call_context import run_in_context
-from mcp_litellm._client.connection import legacy_call
 from mcp_litellm._client.features import FeatureHost
 from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
 from mcp_litellm._client.roots import Roots
+from mcp_litellm._client.session import legacy_call
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
@@ -48,7 +48,7 @@ from mcp_litellm.handlers._sampling import REJECTED, SamplingRunner, SamplingSpe
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
 
-    from mcp_litellm._client.connection import SessionOptions
+    from mcp_litellm._client.session import SessionOptions
     from mcp_litellm._client.tool import Tool
 
 logger = logging.getLogger("mcp_litellm")
