@@ -21,12 +21,13 @@ from contextlib import asynccontextmanager, contextmanager, suppress
 from types import TracebackType
 from typing import Any
 
-from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.loop import get_loop, run_async, run_sync
 from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
 from mcp_litellm._servers.pool_users import (
     REMOTE,
+    Grant,
     PoolUser,
     UserGroup,
     Waiter,
@@ -160,12 +161,12 @@ class ClientPool:
 
         The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted.
         """
-        return run_sync(self._for_user(user_id, headers, wait_timeout, hold=False)).group
+        return self._take_sync(user_id, headers, wait_timeout, Grant(hold=False)).group
 
     async def afor_user(self, user_id: str, headers: Mapping[str, str] | None = None, *,
                         wait_timeout: float | None = None) -> ClientGroup:
         """Async twin of :meth:`for_user`."""
-        return (await run_async(self._for_user(user_id, headers, wait_timeout, hold=False))).group
+        return (await self._take(user_id, headers, wait_timeout, Grant(hold=False))).group
 
     @contextmanager
     def borrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
@@ -177,28 +178,84 @@ class ClientPool:
         chosen to make room for another user, and an eviction waits for the block to end (up to
         ``drain_timeout``). Entering waits for a slot as :meth:`for_user` does (``wait_timeout``,
         :class:`PoolFullError`); end the block as soon as its request is done, so that waiting users get in."""
-        entry = run_sync(self._for_user(user_id, headers, wait_timeout, hold=True))
+        grant = Grant(hold=True)
+        entry = self._take_sync(user_id, headers, wait_timeout, grant)
         try:
             yield entry.group
         finally:
-            run_sync(self._release(entry))
+            try:
+                run_sync(self._give_back_now(grant))
+            except BaseException:
+                self._give_back_soon(grant)
+                raise
 
     @asynccontextmanager
     async def aborrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
                       wait_timeout: float | None = None) -> AsyncIterator[ClientGroup]:
         """Async twin of :meth:`borrow`: ``async with pool.aborrow(user_id) as clients: ...``."""
-        entry = await run_async(self._for_user(user_id, headers, wait_timeout, hold=True))
+        grant = Grant(hold=True)
+        entry = await self._take(user_id, headers, wait_timeout, grant)
         try:
             yield entry.group
         finally:
-            await run_async(self._release(entry))
+            try:
+                await run_async(self._give_back_now(grant))
+            except BaseException:  # cancelled again as it left (an anyio cancel scope): given back all the same
+                self._give_back_soon(grant)
+                raise
 
-    async def _release(self, entry: PoolUser) -> None:
-        entry.holds -= 1
-        entry.last_used = time.monotonic()
-        if not entry.holds:
-            entry.released.set()
+    # -- handing a group to a caller on another loop -------------------------------------------------
+
+    async def _take(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
+                    grant: Grant) -> PoolUser:
+        """``grant``'s group, claimed on the pool's loop; a caller that gives up (cancelled) as it is granted
+        gives it back, so that no slot stays taken by a caller that never got it."""
+        try:
+            return await run_async(self._grant(user_id, headers, wait_timeout, grant))
+        except BaseException:
+            self._give_back_soon(grant)
+            raise
+
+    def _take_sync(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
+                   grant: Grant) -> PoolUser:
+        try:
+            return run_sync(self._grant(user_id, headers, wait_timeout, grant))
+        except BaseException:  # Ctrl-C as the group was granted
+            self._give_back_soon(grant)
+            raise
+
+    async def _grant(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
+                     grant: Grant) -> PoolUser:
+        entry = await self._for_user(user_id, headers, wait_timeout, grant.hold)
+        grant.entry = entry
+        if grant.given_back:  # the caller gave up while its group was being handed over
+            self._give_back(grant)
+            raise asyncio.CancelledError
+        return entry
+
+    def _give_back(self, grant: Grant) -> None:
+        """On the pool's loop: undo ``grant``'s hand-over, once (its caller left, or never got the group)."""
+        grant.given_back = True
+        entry, grant.entry = grant.entry, None
+        if entry is not None:
+            entry.hand_back(grant.hold)
             self._admit()
+
+    async def _give_back_now(self, grant: Grant) -> None:
+        self._give_back(grant)
+
+    def _give_back_soon(self, grant: Grant) -> None:
+        """From the caller's side, without waiting: give ``grant`` back on the pool's loop."""
+        loop = get_loop()
+        try:
+            here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is loop:
+            self._give_back(grant)
+            return
+        with suppress(RuntimeError):  # the pool's loop has closed: nothing is held there any more
+            loop.call_soon_threadsafe(self._give_back, grant)
 
     def evict(self, user_id: str) -> bool:
         """Stop ``user_id``'s group now (after its requests in flight); ``False`` if the user had none."""

@@ -45,6 +45,7 @@ class PoolUser:
     holds: int = 0  # blocks of borrow() running now
     pending: int = 0  # for_user()/borrow() calls waiting for the group's start, to be handed it
     handed: tuple[tuple[int, int], ...] | None = None  # the requests made when for_user() handed it over
+    handovers: int = 0  # for_user() calls that were handed the group at ``handed`` and did not use it yet
     released: asyncio.Event = field(default_factory=_set_event, repr=False)  # set while no block holds the group
 
     def in_use(self) -> bool:
@@ -54,6 +55,7 @@ class PoolUser:
         if self.handed is not None and self.handed == self.group._requests_made():
             return True  # handed over by for_user(), not used yet
         self.handed = None
+        self.handovers = 0
         return False
 
     def hand_over(self, hold: bool) -> None:
@@ -63,8 +65,38 @@ class PoolUser:
             self.holds += 1
             self.released.clear()
         elif self.group._own:
-            self.handed = self.group._requests_made()
+            made = self.group._requests_made()
+            if self.handed != made:
+                self.handovers = 0
+            self.handed = made
+            self.handovers += 1
         self.last_used = time.monotonic()  # unused from when it is handed over, not from when it began to connect
+
+    def hand_back(self, hold: bool) -> None:
+        """Undo one :meth:`hand_over`: a borrow() block ended, or a caller never got the group handed to it."""
+        self.last_used = time.monotonic()
+        if hold:
+            self.holds -= 1
+            if not self.holds:
+                self.released.set()
+        elif self.handed is not None:
+            self.handovers -= 1
+            if self.handovers <= 0:
+                self.handed = None
+                self.handovers = 0
+
+
+@dataclass(eq=False)
+class Grant:
+    """One caller's claim on a user's group, made on the pool's loop and delivered to the caller's.
+
+    A caller cancelled just as the group is handed to it (``asyncio.wait_for`` running out, a web client
+    disconnecting) never receives it: the pool then takes it back (:meth:`ClientPool._give_back`), whichever
+    comes first on the pool's loop, the grant or the caller's giving up."""
+
+    hold: bool
+    entry: PoolUser | None = None
+    given_back: bool = False
 
 
 @dataclass(eq=False)
