@@ -34,6 +34,8 @@ from mcp_litellm._servers.pool_users import (
     checked_headers,
     checked_seconds,
     is_per_user,
+    retire,
+    stopped_message,
     user_config,
 )
 
@@ -277,7 +279,7 @@ class ClientPool:
         entry = self._users.get(user_id)
         if entry is not None and self._replaces(entry, wanted):
             logger.debug("user %r gave new headers; replacing their per-user connections", user_id)
-            self._evict(user_id)
+            self._evict(user_id, "replaced: a later request gave the user new headers")
             entry = None
         if entry is not None:
             entry.pending += 1
@@ -334,7 +336,7 @@ class ClientPool:
             return False
         logger.debug("%d users have connections (max_users); stopping the least recently used idle one, %r",
                      len(self._users), idle)
-        self._evict(idle)
+        self._evict(idle, "evicted as the least recently used idle user, to make room for another (max_users)")
         return True
 
     async def _wait_for_room(self, user_id: str, headers: dict[str, str] | None, timeout: float) -> PoolUser:
@@ -369,7 +371,7 @@ class ClientPool:
                 continue
             entry = self._users.get(waiter.user_id)
             if entry is not None and self._replaces(entry, waiter.headers):
-                self._evict(waiter.user_id)
+                self._evict(waiter.user_id, "replaced: a later request gave the user new headers")
                 entry = None
             if entry is not None:
                 entry.pending += 1
@@ -410,11 +412,12 @@ class ClientPool:
 
     # -- stopping users ------------------------------------------------------------------------------
 
-    def _evict(self, user_id: str) -> None:
+    def _evict(self, user_id: str, why: str) -> None:
         entry = self._users.pop(user_id, None)
         if entry is None:
             return
-        task = asyncio.get_running_loop().create_task(self._retire(entry), name=f"mcp-litellm:evict:{user_id}")
+        message = stopped_message(user_id, why)
+        task = asyncio.get_running_loop().create_task(self._retire(entry, message), name=f"mcp-litellm:evict:{user_id}")
         self._retiring.add(task)
         task.add_done_callback(self._retiring.discard)
         entry.retired = task
@@ -423,17 +426,19 @@ class ClientPool:
         entry = self._users.get(user_id)
         if entry is None:
             return False
-        self._evict(user_id)
+        self._evict(user_id, "evicted by pool.evict()")
         self._admit()
         if entry.retired is not None:
             await asyncio.shield(entry.retired)
         return True
 
-    async def _retire(self, entry: PoolUser) -> None:
-        """Stop a user's group once its start settled and its requests in flight finished (bounded)."""
+    async def _retire(self, entry: PoolUser, message: str) -> None:
+        """Stop a user's group once its start settled and its requests in flight finished (bounded); later
+        requests on it say why (``message``) and that a new group is to be asked of the pool."""
         await asyncio.gather(entry.starting, return_exceptions=True)
         with suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.gather(entry.group._settled(), entry.released.wait()), self.drain_timeout)
+        entry.group._retire(message)
         await entry.group._stop()
 
     def _ensure_reaper(self) -> None:
@@ -452,7 +457,7 @@ class ClientPool:
                     self._users.move_to_end(user_id)
                 elif now - entry.last_used >= idle_timeout:  # a group handed over and never used too
                     logger.debug("user %r unused for %ss; stopping their connections", user_id, idle_timeout)
-                    self._evict(user_id)
+                    self._evict(user_id, f"unused for {idle_timeout:g}s (idle_timeout)")
             self._admit()
             if not self._users:
                 return
@@ -501,11 +506,13 @@ class ClientPool:
                 await asyncio.gather(task, return_exceptions=True)
         self._reaper = self._waker = None
         for user_id in list(self._users):
-            self._evict(user_id)
+            self._evict(user_id, "the pool was closed")
         if self._retiring:
             await asyncio.gather(*list(self._retiring), return_exceptions=True)
         shared, self._shared_group = self._shared_group, None
         if shared is not None:
+            retire(list(shared._clients.values()), "this client is one of a ClientPool's shared connections, and "
+                   "the pool was closed; make a new pool")
             await shared._stop()
 
     def __enter__(self) -> ClientPool:

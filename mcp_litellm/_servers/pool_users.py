@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_litellm._client.client import Client
-from mcp_litellm._core.errors import AuthError, ConfigError
+from mcp_litellm._core.errors import AuthError, ConfigError, TransportError
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup
@@ -117,8 +117,17 @@ class UserGroup(ClientGroup):
         self._order = order
         self._shared = shared
         self._own: list[Client] = list(self._clients.values())
+        self._retired: str | None = None
+
+    def _retire(self, message: str) -> None:
+        """Make the group and the user's own clients refuse to start again, with ``message`` (the pool stops
+        them next): restarted outside the pool, they would be connections nobody ever stops."""
+        self._retired = message
+        retire(self._own, message)
 
     async def _start(self) -> None:
+        if self._retired is not None:
+            raise TransportError(self._retired)
         await super()._start()  # the user's own servers; on a failure (strict) they are stopped again
         self._own = list(self._clients.values())
         clients = {**self._clients, **self._shared._clients}
@@ -144,6 +153,19 @@ class UserGroup(ClientGroup):
     async def _settled(self) -> None:
         """Return once no request is in flight on the user's own connections."""
         await asyncio.gather(*(client._settled() for client in self._own))
+
+
+def retire(clients: list[Client], message: str) -> None:
+    """Make ``clients`` raise :class:`TransportError` with ``message`` on any later request or start."""
+    for client in clients:
+        client._retired = message
+
+
+def stopped_message(user_id: str, why: str) -> str:
+    """What a request on a user's group says once the pool stopped it, and ``why``."""
+    return (f"the pool stopped user {user_id!r}'s connections ({why}); call pool.for_user({user_id!r}) or "
+            f"pool.borrow({user_id!r}) (or their async twins) again for a group that works: this one cannot be "
+            "restarted outside the pool")
 
 
 def is_per_user(server: ServerConfig) -> bool:

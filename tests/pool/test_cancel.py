@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
+from tests.group.conftest import processes_with, wait_no_processes
+from tests.pool.conftest import stdio_entry
 
 
 def _wait_until(condition: Any, what: str, timeout: float = 60.0) -> None:
@@ -68,3 +70,27 @@ async def test_a_caller_cancelled_as_its_slot_is_granted_leaves_the_slot_free(po
         async with pool.aborrow("carol", wait_timeout=15) as servers:
             assert (await servers.aexecute_tool("echo", {"text": "carol"})).text == "carol"
         assert pool.users == ["carol"]
+
+
+async def test_an_evicted_users_group_says_the_pool_stopped_it_and_cannot_be_restarted_outside_it(marker):
+    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    async with ml.ClientPool(config, max_users=1) as pool:
+        alice = await pool.afor_user("alice")
+        assert (await alice.aexecute_tool("echo", {"text": "a"})).text == "a"
+        bob = await pool.afor_user("bob")  # alice is idle: her group is stopped to make room
+        assert (await bob.aexecute_tool("echo", {"text": "b"})).text == "b"
+        await asyncio.to_thread(_wait_until, lambda: len(processes_with(marker)) == 1, "alice's process to end")
+        with pytest.raises(ml.TransportError) as info:
+            await alice.aexecute_tool("echo", {"text": "a"})
+        message = str(info.value)
+        assert "the pool stopped user 'alice''s connections (evicted as the least recently used idle user" in message
+        assert "call pool.for_user('alice') or pool.borrow('alice')" in message and "start()" not in message
+        for restart in (alice.astart, alice["own"].astart):
+            with pytest.raises(ml.TransportError, match="the pool stopped user 'alice'"):
+                await restart()
+        assert len(processes_with(marker)) == 1 and pool.users == ["bob"]  # no process started outside the pool
+        alice = await pool.afor_user("alice")  # a new group for her, from the pool
+        assert (await alice.aexecute_tool("echo", {"text": "a2"})).text == "a2"
+    assert not await asyncio.to_thread(wait_no_processes, marker)
+    with pytest.raises(ml.TransportError, match=r"the pool stopped user 'alice''s connections \(the pool was closed\)"):
+        await alice.aexecute_tool("echo", {"text": "a"})
