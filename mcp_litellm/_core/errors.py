@@ -75,6 +75,20 @@ class MCPLiteLLMError(Exception):
         super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
         redact_chain(sys.exc_info()[1])
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as made: its message and attributes, without calling ``__init__`` again (whose
+        arguments differ from the message an exception keeps in ``args``)."""
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt(cls: type[MCPLiteLLMError], args: tuple[object, ...], state: dict[str, Any]) -> MCPLiteLLMError:
+    """An error of ``cls`` with ``args`` and the attributes ``state`` (what :meth:`MCPLiteLLMError.__reduce__`
+    saved), unpickled or copied."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class ConfigError(MCPLiteLLMError, ValueError):
     """A client, transport, handler or config file was set up with invalid values."""
