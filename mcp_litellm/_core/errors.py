@@ -259,11 +259,12 @@ class PoolFullError(MCPLiteLLMError):
         self.busy = busy
         self.max_users = max_users
         self.waited = waited
+        groups = "1 user's group" if busy == 1 else f"all {busy} users' groups"
         super().__init__(
-            f"ClientPool is full: user {user!r} waited {waited:.1f}s (wait_timeout) for a slot, but all {busy} users' "
-            f"groups stayed in use (max_users={max_users}: starting, borrowed, or with requests in flight); raise "
-            "max_users or wait_timeout, and release borrowed groups (end each pool.borrow()/aborrow() block) as soon "
-            "as its request is done"
+            f"ClientPool is full: user {user!r} waited {waited:.1f}s (wait_timeout) for a slot, but {groups} stayed "
+            f"in use (max_users={max_users}: starting, borrowed, handed over by for_user() and not used yet, or with "
+            "requests in flight); raise max_users or wait_timeout, and release borrowed groups (end each "
+            "pool.borrow()/aborrow() block) as soon as its request is done"
         )
 
 

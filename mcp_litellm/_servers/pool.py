@@ -42,6 +42,7 @@ from mcp_litellm._servers.pool_users import (
 logger = logging.getLogger("mcp_litellm")
 
 _POLL = 0.05
+FAIL_AT_ONCE = "fail at once with PoolFullError when every user's group is in use"
 
 
 class ClientPool:
@@ -76,7 +77,7 @@ class ClientPool:
             stopped to make room (``None``: no limit).
         idle_timeout: seconds after which a user's group that was not used is stopped (``None``: never).
         wait_timeout: at most this many seconds a new user waits for a slot when every user's group is in
-            use; then :class:`PoolFullError` (each call can give its own).
+            use; then :class:`PoolFullError` (each call can give its own). ``0``: do not wait, fail at once.
         drain_timeout: at most this many seconds a stopping group waits for its requests in flight.
         strict: as for :class:`ClientGroup`: a server that fails to start fails the user's request
             (``True``), or is left out of that user's group and recorded in its ``failed`` (``False``).
@@ -104,9 +105,9 @@ class ClientPool:
                               "per-user connections are made from server configs, not from clients")
         if max_users is not None and (not isinstance(max_users, int) or isinstance(max_users, bool) or max_users < 1):
             raise ConfigError(f"max_users must be a positive integer or None, got {max_users!r}")
-        checked_seconds("idle_timeout", idle_timeout, optional=True)
-        checked_seconds("wait_timeout", wait_timeout, optional=False)
-        checked_seconds("drain_timeout", drain_timeout, optional=False)
+        checked_seconds("idle_timeout", idle_timeout, none="never stopping a group that is not used")
+        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE)
+        checked_seconds("drain_timeout", drain_timeout)
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
         configs = select_configs(config, servers)
@@ -158,8 +159,8 @@ class ClientPool:
         a request is in flight on it; between requests it is idle and may be stopped to make room for
         another user (a later request then fails). To keep it for several requests (a chat's turn, whose
         model thinks between them), use :meth:`borrow`. When ``max_users`` users all have a group in use,
-        a new user waits for a slot for at most ``wait_timeout`` seconds (default: the pool's), then
-        :class:`PoolFullError` is raised.
+        a new user waits for a slot for at most ``wait_timeout`` seconds (``None``: the pool's; ``0``: fail at
+        once), then :class:`PoolFullError` is raised.
 
         The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted.
         """
@@ -272,7 +273,8 @@ class ClientPool:
         if not isinstance(user_id, str) or not user_id:
             raise ConfigError(f"for_user() needs a user id (a non-empty str), got {type(user_id).__name__}")
         wanted = checked_headers(headers)
-        checked_seconds("wait_timeout", wait_timeout, optional=True)
+        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE,
+                        none=f"the pool's wait_timeout ({self.wait_timeout:g}s)")
         self._check_open()
         shared = await self._ensure_shared()
         self._check_open()
@@ -286,7 +288,8 @@ class ClientPool:
         elif not self._waiters and self._make_room():
             entry = self._new_user(user_id, wanted, shared)  # comes with a pending for this call
         else:
-            entry = await self._wait_for_room(user_id, wanted, wait_timeout or self.wait_timeout)
+            timeout = self.wait_timeout if wait_timeout is None else wait_timeout
+            entry = await self._wait_for_room(user_id, wanted, timeout)
         if self._users.get(user_id) is entry:  # (a start that failed at once is already gone)
             self._users.move_to_end(user_id)
         self._ensure_reaper()
