@@ -21,10 +21,11 @@ from contextlib import asynccontextmanager, contextmanager, suppress
 from types import TracebackType
 from typing import Any
 
-from mcp_litellm._client.loop import get_loop, run_async, run_sync
+from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
+from mcp_litellm._servers.pool_grants import Handing
 from mcp_litellm._servers.pool_users import (
     REMOTE,
     Grant,
@@ -45,7 +46,7 @@ _POLL = 0.05
 FAIL_AT_ONCE = "fail at once with PoolFullError when every user's group is in use"
 
 
-class ClientPool:
+class ClientPool(Handing):
     """The servers of a config file or mapping, connected per user: one :class:`ClientGroup` per user.
 
     Made once when a web app starts (in its lifespan), closed when it stops; each request borrows
@@ -206,59 +207,6 @@ class ClientPool:
             except BaseException:  # cancelled again as it left (an anyio cancel scope): given back all the same
                 self._give_back_soon(grant)
                 raise
-
-    # -- handing a group to a caller on another loop -------------------------------------------------
-
-    async def _take(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
-                    grant: Grant) -> PoolUser:
-        """``grant``'s group, claimed on the pool's loop; a caller that gives up (cancelled) as it is granted
-        gives it back, so that no slot stays taken by a caller that never got it."""
-        try:
-            return await run_async(self._grant(user_id, headers, wait_timeout, grant))
-        except BaseException:
-            self._give_back_soon(grant)
-            raise
-
-    def _take_sync(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
-                   grant: Grant) -> PoolUser:
-        try:
-            return run_sync(self._grant(user_id, headers, wait_timeout, grant))
-        except BaseException:  # Ctrl-C as the group was granted
-            self._give_back_soon(grant)
-            raise
-
-    async def _grant(self, user_id: str, headers: Mapping[str, str] | None, wait_timeout: float | None,
-                     grant: Grant) -> PoolUser:
-        entry = await self._for_user(user_id, headers, wait_timeout, grant.hold)
-        grant.entry = entry
-        if grant.given_back:  # the caller gave up while its group was being handed over
-            self._give_back(grant)
-            raise asyncio.CancelledError
-        return entry
-
-    def _give_back(self, grant: Grant) -> None:
-        """On the pool's loop: undo ``grant``'s hand-over, once (its caller left, or never got the group)."""
-        grant.given_back = True
-        entry, grant.entry = grant.entry, None
-        if entry is not None:
-            entry.hand_back(grant.hold)
-            self._admit()
-
-    async def _give_back_now(self, grant: Grant) -> None:
-        self._give_back(grant)
-
-    def _give_back_soon(self, grant: Grant) -> None:
-        """From the caller's side, without waiting: give ``grant`` back on the pool's loop."""
-        loop = get_loop()
-        try:
-            here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            here = None
-        if here is loop:
-            self._give_back(grant)
-            return
-        with suppress(RuntimeError):  # the pool's loop has closed: nothing is held there any more
-            loop.call_soon_threadsafe(self._give_back, grant)
 
     def evict(self, user_id: str) -> bool:
         """Stop ``user_id``'s group now (after its requests in flight); ``False`` if the user had none."""

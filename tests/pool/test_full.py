@@ -104,7 +104,7 @@ async def test_two_users_at_max_users_1_the_second_waits_then_gets_its_own_group
 async def test_a_user_whose_servers_fail_to_start_frees_the_slot_for_the_next(pool_http):
     config = {"mcpServers": {"api": {"url": pool_http, "per_user": True}}}
     async with ml.ClientPool(config, max_users=1, wait_timeout=60) as pool:
-        broken = {"X-Broken": "a\nb"}  # not a valid header value: this user's connection cannot start
+        broken = {"X-Broken": "caf\u0100"}  # not ASCII: this user's connection cannot start
         alice, bob = await asyncio.gather(pool.afor_user("alice", headers=broken),
                                           pool.afor_user("bob", headers={"Authorization": "Bearer bob"}),
                                           return_exceptions=True)
