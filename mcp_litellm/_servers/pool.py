@@ -158,12 +158,14 @@ class ClientPool(Handing):
 
         The group is in use from when it is handed over until a request is made through it, and then while
         a request is in flight on it; between requests it is idle and may be stopped to make room for
-        another user (a later request then fails). To keep it for several requests (a chat's turn, whose
+        another user (a later request then fails, saying so). To keep it for several requests (a chat's turn, whose
         model thinks between them), use :meth:`borrow`. When ``max_users`` users all have a group in use,
         a new user waits for a slot for at most ``wait_timeout`` seconds (``None``: the pool's; ``0``: fail at
         once), then :class:`PoolFullError` is raised.
 
-        The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted.
+        The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted. Once it is
+        stopped, a request on it raises :class:`TransportError` saying why and to call ``for_user`` again; it
+        cannot be started again outside the pool.
         """
         return self._take_sync(user_id, headers, wait_timeout, Grant(hold=False)).group
 
