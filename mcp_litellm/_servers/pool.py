@@ -189,11 +189,7 @@ class ClientPool(Handing):
         try:
             yield entry.group
         finally:
-            try:
-                run_sync(self._give_back_now(grant))
-            except BaseException:
-                self._give_back_soon(grant)
-                raise
+            run_sync(self._give_back_now(grant))
 
     @asynccontextmanager
     async def aborrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
@@ -204,11 +200,7 @@ class ClientPool(Handing):
         try:
             yield entry.group
         finally:
-            try:
-                await run_async(self._give_back_now(grant))
-            except BaseException:  # cancelled again as it left (an anyio cancel scope): given back all the same
-                self._give_back_soon(grant)
-                raise
+            await run_async(self._give_back_now(grant))
 
     def evict(self, user_id: str) -> bool:
         """Stop ``user_id``'s group now (after its requests in flight); ``False`` if the user had none."""

@@ -94,3 +94,4 @@ async def test_an_evicted_users_group_says_the_pool_stopped_it_and_cannot_be_res
     assert not await asyncio.to_thread(wait_no_processes, marker)
     with pytest.raises(ml.TransportError, match=r"the pool stopped user 'alice''s connections \(the pool was closed\)"):
         await alice.aexecute_tool("echo", {"text": "a"})
+
