@@ -187,6 +187,7 @@ class Client(CatalogMixin):
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
         self._connect_on_first_use = False
+        self._retired: str | None = None  # why the owner (a ClientPool) stopped this client for good
         self._start_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         if start:
             if _event_loop_running():  # connecting here would block that loop for the whole connect
@@ -305,6 +306,8 @@ class Client(CatalogMixin):
 
     async def _start(self) -> None:
         """Connect, one start at a time (concurrent first calls and ``astart()`` share one connect)."""
+        if self._retired is not None:
+            raise TransportError(self._retired)
         async with self._lifecycle_lock():
             await self._start_now()
         self._connect_on_first_use = False
@@ -515,6 +518,8 @@ class Client(CatalogMixin):
     def _require_connection(self) -> Connection:
         connection = self._connection
         if connection is None:
+            if self._retired is not None:
+                raise TransportError(self._retired)
             if self._connect_on_first_use:
                 raise TransportError(
                     f"client {self.name!r} was created inside a running event loop, so it connects on "

@@ -75,6 +75,20 @@ class MCPLiteLLMError(Exception):
         super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
         redact_chain(sys.exc_info()[1])
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as made: its message and attributes, without calling ``__init__`` again (whose
+        arguments differ from the message an exception keeps in ``args``)."""
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt(cls: type[MCPLiteLLMError], args: tuple[object, ...], state: dict[str, Any]) -> MCPLiteLLMError:
+    """An error of ``cls`` with ``args`` and the attributes ``state`` (what :meth:`MCPLiteLLMError.__reduce__`
+    saved), unpickled or copied."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class ConfigError(MCPLiteLLMError, ValueError):
     """A client, transport, handler or config file was set up with invalid values."""
@@ -245,11 +259,12 @@ class PoolFullError(MCPLiteLLMError):
         self.busy = busy
         self.max_users = max_users
         self.waited = waited
+        groups = "1 user's group" if busy == 1 else f"all {busy} users' groups"
         super().__init__(
-            f"ClientPool is full: user {user!r} waited {waited:.1f}s (wait_timeout) for a slot, but all {busy} users' "
-            f"groups stayed in use (max_users={max_users}: starting, borrowed, or with requests in flight); raise "
-            "max_users or wait_timeout, and release borrowed groups (end each pool.borrow()/aborrow() block) as soon "
-            "as its request is done"
+            f"ClientPool is full: user {user!r} waited {waited:.1f}s (wait_timeout) for a slot, but {groups} stayed "
+            f"in use (max_users={max_users}: starting, borrowed, handed over by for_user() and not used yet, or with "
+            "requests in flight); raise max_users or wait_timeout, and release borrowed groups (end each "
+            "pool.borrow()/aborrow() block) as soon as its request is done"
         )
 
 

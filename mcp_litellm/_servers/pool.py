@@ -25,23 +25,28 @@ from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
+from mcp_litellm._servers.pool_grants import Handing
 from mcp_litellm._servers.pool_users import (
     REMOTE,
+    Grant,
     PoolUser,
     UserGroup,
     Waiter,
     checked_headers,
     checked_seconds,
     is_per_user,
+    retire,
+    stopped_message,
     user_config,
 )
 
 logger = logging.getLogger("mcp_litellm")
 
 _POLL = 0.05
+FAIL_AT_ONCE = "fail at once with PoolFullError when every user's group is in use"
 
 
-class ClientPool:
+class ClientPool(Handing):
     """The servers of a config file or mapping, connected per user: one :class:`ClientGroup` per user.
 
     Made once when a web app starts (in its lifespan), closed when it stops; each request borrows
@@ -73,7 +78,7 @@ class ClientPool:
             stopped to make room (``None``: no limit).
         idle_timeout: seconds after which a user's group that was not used is stopped (``None``: never).
         wait_timeout: at most this many seconds a new user waits for a slot when every user's group is in
-            use; then :class:`PoolFullError` (each call can give its own).
+            use; then :class:`PoolFullError` (each call can give its own). ``0``: do not wait, fail at once.
         drain_timeout: at most this many seconds a stopping group waits for its requests in flight.
         strict: as for :class:`ClientGroup`: a server that fails to start fails the user's request
             (``True``), or is left out of that user's group and recorded in its ``failed`` (``False``).
@@ -101,9 +106,9 @@ class ClientPool:
                               "per-user connections are made from server configs, not from clients")
         if max_users is not None and (not isinstance(max_users, int) or isinstance(max_users, bool) or max_users < 1):
             raise ConfigError(f"max_users must be a positive integer or None, got {max_users!r}")
-        checked_seconds("idle_timeout", idle_timeout, optional=True)
-        checked_seconds("wait_timeout", wait_timeout, optional=False)
-        checked_seconds("drain_timeout", drain_timeout, optional=False)
+        checked_seconds("idle_timeout", idle_timeout, none="never stopping a group that is not used")
+        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE)
+        checked_seconds("drain_timeout", drain_timeout)
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
         configs = select_configs(config, servers)
@@ -153,19 +158,21 @@ class ClientPool:
 
         The group is in use from when it is handed over until a request is made through it, and then while
         a request is in flight on it; between requests it is idle and may be stopped to make room for
-        another user (a later request then fails). To keep it for several requests (a chat's turn, whose
+        another user (a later request then fails, saying so). To keep it for several requests (a chat's turn, whose
         model thinks between them), use :meth:`borrow`. When ``max_users`` users all have a group in use,
-        a new user waits for a slot for at most ``wait_timeout`` seconds (default: the pool's), then
-        :class:`PoolFullError` is raised.
+        a new user waits for a slot for at most ``wait_timeout`` seconds (``None``: the pool's; ``0``: fail at
+        once), then :class:`PoolFullError` is raised.
 
-        The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted.
+        The group is the pool's: do not stop it; the pool stops it when the user is idle or evicted. Once it is
+        stopped, a request on it raises :class:`TransportError` saying why and to call ``for_user`` again; it
+        cannot be started again outside the pool.
         """
-        return run_sync(self._for_user(user_id, headers, wait_timeout, hold=False)).group
+        return self._take_sync(user_id, headers, wait_timeout, Grant(hold=False)).group
 
     async def afor_user(self, user_id: str, headers: Mapping[str, str] | None = None, *,
                         wait_timeout: float | None = None) -> ClientGroup:
         """Async twin of :meth:`for_user`."""
-        return (await run_async(self._for_user(user_id, headers, wait_timeout, hold=False))).group
+        return (await self._take(user_id, headers, wait_timeout, Grant(hold=False))).group
 
     @contextmanager
     def borrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
@@ -177,28 +184,23 @@ class ClientPool:
         chosen to make room for another user, and an eviction waits for the block to end (up to
         ``drain_timeout``). Entering waits for a slot as :meth:`for_user` does (``wait_timeout``,
         :class:`PoolFullError`); end the block as soon as its request is done, so that waiting users get in."""
-        entry = run_sync(self._for_user(user_id, headers, wait_timeout, hold=True))
+        grant = Grant(hold=True)
+        entry = self._take_sync(user_id, headers, wait_timeout, grant)
         try:
             yield entry.group
         finally:
-            run_sync(self._release(entry))
+            run_sync(self._give_back_now(grant))
 
     @asynccontextmanager
     async def aborrow(self, user_id: str, headers: Mapping[str, str] | None = None, *,
                       wait_timeout: float | None = None) -> AsyncIterator[ClientGroup]:
         """Async twin of :meth:`borrow`: ``async with pool.aborrow(user_id) as clients: ...``."""
-        entry = await run_async(self._for_user(user_id, headers, wait_timeout, hold=True))
+        grant = Grant(hold=True)
+        entry = await self._take(user_id, headers, wait_timeout, grant)
         try:
             yield entry.group
         finally:
-            await run_async(self._release(entry))
-
-    async def _release(self, entry: PoolUser) -> None:
-        entry.holds -= 1
-        entry.last_used = time.monotonic()
-        if not entry.holds:
-            entry.released.set()
-            self._admit()
+            await run_async(self._give_back_now(grant))
 
     def evict(self, user_id: str) -> bool:
         """Stop ``user_id``'s group now (after its requests in flight); ``False`` if the user had none."""
@@ -213,21 +215,23 @@ class ClientPool:
         if not isinstance(user_id, str) or not user_id:
             raise ConfigError(f"for_user() needs a user id (a non-empty str), got {type(user_id).__name__}")
         wanted = checked_headers(headers)
-        checked_seconds("wait_timeout", wait_timeout, optional=True)
+        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE,
+                        none=f"the pool's wait_timeout ({self.wait_timeout:g}s)")
         self._check_open()
         shared = await self._ensure_shared()
         self._check_open()
         entry = self._users.get(user_id)
         if entry is not None and self._replaces(entry, wanted):
             logger.debug("user %r gave new headers; replacing their per-user connections", user_id)
-            self._evict(user_id)
+            self._evict(user_id, "replaced: a later request gave the user new headers")
             entry = None
         if entry is not None:
             entry.pending += 1
         elif not self._waiters and self._make_room():
             entry = self._new_user(user_id, wanted, shared)  # comes with a pending for this call
         else:
-            entry = await self._wait_for_room(user_id, wanted, wait_timeout or self.wait_timeout)
+            timeout = self.wait_timeout if wait_timeout is None else wait_timeout
+            entry = await self._wait_for_room(user_id, wanted, timeout)
         if self._users.get(user_id) is entry:  # (a start that failed at once is already gone)
             self._users.move_to_end(user_id)
         self._ensure_reaper()
@@ -277,7 +281,7 @@ class ClientPool:
             return False
         logger.debug("%d users have connections (max_users); stopping the least recently used idle one, %r",
                      len(self._users), idle)
-        self._evict(idle)
+        self._evict(idle, "evicted as the least recently used idle user, to make room for another (max_users)")
         return True
 
     async def _wait_for_room(self, user_id: str, headers: dict[str, str] | None, timeout: float) -> PoolUser:
@@ -312,7 +316,7 @@ class ClientPool:
                 continue
             entry = self._users.get(waiter.user_id)
             if entry is not None and self._replaces(entry, waiter.headers):
-                self._evict(waiter.user_id)
+                self._evict(waiter.user_id, "replaced: a later request gave the user new headers")
                 entry = None
             if entry is not None:
                 entry.pending += 1
@@ -353,11 +357,12 @@ class ClientPool:
 
     # -- stopping users ------------------------------------------------------------------------------
 
-    def _evict(self, user_id: str) -> None:
+    def _evict(self, user_id: str, why: str) -> None:
         entry = self._users.pop(user_id, None)
         if entry is None:
             return
-        task = asyncio.get_running_loop().create_task(self._retire(entry), name=f"mcp-litellm:evict:{user_id}")
+        message = stopped_message(user_id, why)
+        task = asyncio.get_running_loop().create_task(self._retire(entry, message), name=f"mcp-litellm:evict:{user_id}")
         self._retiring.add(task)
         task.add_done_callback(self._retiring.discard)
         entry.retired = task
@@ -366,17 +371,19 @@ class ClientPool:
         entry = self._users.get(user_id)
         if entry is None:
             return False
-        self._evict(user_id)
+        self._evict(user_id, "evicted by pool.evict()")
         self._admit()
         if entry.retired is not None:
             await asyncio.shield(entry.retired)
         return True
 
-    async def _retire(self, entry: PoolUser) -> None:
-        """Stop a user's group once its start settled and its requests in flight finished (bounded)."""
+    async def _retire(self, entry: PoolUser, message: str) -> None:
+        """Stop a user's group once its start settled and its requests in flight finished (bounded); later
+        requests on it say why (``message``) and that a new group is to be asked of the pool."""
         await asyncio.gather(entry.starting, return_exceptions=True)
         with suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.gather(entry.group._settled(), entry.released.wait()), self.drain_timeout)
+        entry.group._retire(message)
         await entry.group._stop()
 
     def _ensure_reaper(self) -> None:
@@ -395,7 +402,7 @@ class ClientPool:
                     self._users.move_to_end(user_id)
                 elif now - entry.last_used >= idle_timeout:  # a group handed over and never used too
                     logger.debug("user %r unused for %ss; stopping their connections", user_id, idle_timeout)
-                    self._evict(user_id)
+                    self._evict(user_id, f"unused for {idle_timeout:g}s (idle_timeout)")
             self._admit()
             if not self._users:
                 return
@@ -444,11 +451,13 @@ class ClientPool:
                 await asyncio.gather(task, return_exceptions=True)
         self._reaper = self._waker = None
         for user_id in list(self._users):
-            self._evict(user_id)
+            self._evict(user_id, "the pool was closed")
         if self._retiring:
             await asyncio.gather(*list(self._retiring), return_exceptions=True)
         shared, self._shared_group = self._shared_group, None
         if shared is not None:
+            retire(list(shared._clients.values()), "this client is one of a ClientPool's shared connections, and "
+                   "the pool was closed; make a new pool")
             await shared._stop()
 
     def __enter__(self) -> ClientPool:

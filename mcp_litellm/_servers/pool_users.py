@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_litellm._client.client import Client
-from mcp_litellm._core.errors import AuthError, ConfigError
+from mcp_litellm._core.errors import AuthError, ConfigError, TransportError
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup
@@ -45,6 +46,7 @@ class PoolUser:
     holds: int = 0  # blocks of borrow() running now
     pending: int = 0  # for_user()/borrow() calls waiting for the group's start, to be handed it
     handed: tuple[tuple[int, int], ...] | None = None  # the requests made when for_user() handed it over
+    handovers: int = 0  # for_user() calls that were handed the group at ``handed`` and did not use it yet
     released: asyncio.Event = field(default_factory=_set_event, repr=False)  # set while no block holds the group
 
     def in_use(self) -> bool:
@@ -54,6 +56,7 @@ class PoolUser:
         if self.handed is not None and self.handed == self.group._requests_made():
             return True  # handed over by for_user(), not used yet
         self.handed = None
+        self.handovers = 0
         return False
 
     def hand_over(self, hold: bool) -> None:
@@ -63,8 +66,38 @@ class PoolUser:
             self.holds += 1
             self.released.clear()
         elif self.group._own:
-            self.handed = self.group._requests_made()
+            made = self.group._requests_made()
+            if self.handed != made:
+                self.handovers = 0
+            self.handed = made
+            self.handovers += 1
         self.last_used = time.monotonic()  # unused from when it is handed over, not from when it began to connect
+
+    def hand_back(self, hold: bool) -> None:
+        """Undo one :meth:`hand_over`: a borrow() block ended, or a caller never got the group handed to it."""
+        self.last_used = time.monotonic()
+        if hold:
+            self.holds -= 1
+            if not self.holds:
+                self.released.set()
+        elif self.handed is not None:
+            self.handovers -= 1
+            if self.handovers <= 0:
+                self.handed = None
+                self.handovers = 0
+
+
+@dataclass(eq=False)
+class Grant:
+    """One caller's claim on a user's group, made on the pool's loop and delivered to the caller's.
+
+    A caller cancelled just as the group is handed to it (``asyncio.wait_for`` running out, a web client
+    disconnecting) never receives it: the pool then takes it back (:meth:`ClientPool._give_back`), whichever
+    comes first on the pool's loop, the grant or the caller's giving up."""
+
+    hold: bool
+    entry: PoolUser | None = None
+    given_back: bool = False
 
 
 @dataclass(eq=False)
@@ -85,8 +118,17 @@ class UserGroup(ClientGroup):
         self._order = order
         self._shared = shared
         self._own: list[Client] = list(self._clients.values())
+        self._retired: str | None = None
+
+    def _retire(self, message: str) -> None:
+        """Make the group and the user's own clients refuse to start again, with ``message`` (the pool stops
+        them next): restarted outside the pool, they would be connections nobody ever stops."""
+        self._retired = message
+        retire(self._own, message)
 
     async def _start(self) -> None:
+        if self._retired is not None:
+            raise TransportError(self._retired)
         await super()._start()  # the user's own servers; on a failure (strict) they are stopped again
         self._own = list(self._clients.values())
         clients = {**self._clients, **self._shared._clients}
@@ -112,6 +154,19 @@ class UserGroup(ClientGroup):
     async def _settled(self) -> None:
         """Return once no request is in flight on the user's own connections."""
         await asyncio.gather(*(client._settled() for client in self._own))
+
+
+def retire(clients: list[Client], message: str) -> None:
+    """Make ``clients`` raise :class:`TransportError` with ``message`` on any later request or start."""
+    for client in clients:
+        client._retired = message
+
+
+def stopped_message(user_id: str, why: str) -> str:
+    """What a request on a user's group says once the pool stopped it, and ``why``."""
+    return (f"the pool stopped user {user_id!r}'s connections ({why}); call pool.for_user({user_id!r}) or "
+            f"pool.borrow({user_id!r}) (or their async twins) again for a group that works: this one cannot be "
+            "restarted outside the pool")
 
 
 def is_per_user(server: ServerConfig) -> bool:
@@ -171,10 +226,18 @@ def checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:
     return dict(headers)
 
 
-def checked_seconds(name: str, value: object, *, optional: bool) -> None:
-    """Raise :class:`ConfigError` unless ``value`` is a positive number of seconds (or ``None`` if ``optional``)."""
-    if value is None and optional:
+def checked_seconds(name: str, value: object, *, none: str | None = None, zero: str | None = None) -> None:
+    """Raise :class:`ConfigError` unless ``value`` is a finite number of seconds above 0 (or 0, when ``zero``
+    says what 0 means), or ``None`` when ``none`` says what ``None`` means."""
+    if value is None and none is not None:
         return
-    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-        none = " or None" if optional else ""
-        raise ConfigError(f"{name} must be a positive number of seconds{none}, got {value!r}")
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and (
+            value > 0 or (zero is not None and value == 0)):
+        return
+    meanings = ([f"0 to {zero}"] if zero is not None else []) + ([f"None for {none}"] if none is not None else [])
+    what = "a number of seconds, 0 or more" if zero is not None else "a positive number of seconds"
+    also = f" ({'; '.join(meanings)})" if meanings else ""
+    refused = " (None is not accepted here)" if value is None else ""
+    if isinstance(value, float) and not math.isfinite(value):
+        refused = " (nan and infinity are not accepted" + ("; None means no limit)" if none is not None else ")")
+    raise ConfigError(f"{name} must be {what}{also}, got {value!r}{refused}")

@@ -21,6 +21,7 @@ client (:mod:`.sse_client`), since the SDK's fixes a 1 MiB limit per event.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -139,6 +140,10 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"config key 'url' of the {transport!r} transport must start with http:// or https://")
     check_type(transport, "headers", config.get("headers"), Mapping, "a mapping of header names to values")
+    for name, value in (config.get("headers") or {}).items():
+        problem = header_problem(str(name), str(value))
+        if problem is not None:
+            raise ConfigError(f"config key 'headers' of the {transport!r} transport: {problem}")
     check_type(transport, "timeout", config.get("timeout"), int | float, "a number of seconds")
     check_type(transport, "sse_read_timeout", config.get("sse_read_timeout"), int | float, "a number of seconds")
     auth = config.get("auth")
@@ -156,6 +161,25 @@ def _check(transport: str, config: Mapping[str, Any]) -> None:
     problem = cleartext_problem(url, credentials=credentials, allow_http=config.get("allow_http") is True)
     if problem is not None:
         raise ConfigError(f"{transport} server at {redact_url(url)}: {problem}")
+
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def header_problem(name: str, value: str) -> str | None:
+    """What makes a header invalid in HTTP, naming the header but never showing its value (a credential):
+    HTTP would refuse it on the first request, in an error that quotes the value."""
+    if not _TOKEN.fullmatch(name):
+        bad = re.search(r"[^!#$%&'*+\-.^_`|~0-9A-Za-z]", name)
+        where = f"{name[:bad.start()]!r} followed by {name[bad.start()]!r}" if bad else "an empty name"
+        return (f"a header name must be letters, digits and !#$%&'*+-.^_`|~ only, got {where} (the rest is not "
+                "shown: it may hold a credential); put the value in the header's value, not its name")
+    if _CONTROL.search(value):
+        return (f"the value of header {name!r} contains a line break or another control character, which HTTP "
+                "does not allow (the value is not shown: it may be a credential); remove it (a secret read from a "
+                "file or an environment variable often ends with a newline: strip it)")
+    return None
 
 
 def _headers(config: Mapping[str, Any]) -> dict[str, str]:

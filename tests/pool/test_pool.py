@@ -150,10 +150,19 @@ def test_bad_settings_say_what_to_do(pool_http):
     shared = ml.ClientPool({"mcpServers": {"remote": {"url": pool_http, "auth": "oauth", "per_user": False}}})
     assert shared.shared == ["remote"] and shared.per_user == []
     config = {"mcpServers": {"api": {"url": pool_http, "per_user": True}}}
-    for bad in ({"max_users": 0}, {"idle_timeout": -1}, {"max_users": True}, {"wait_timeout": 0},
-                {"wait_timeout": None}):
+    for bad in ({"max_users": 0}, {"idle_timeout": -1}, {"max_users": True}, {"wait_timeout": -1},
+                {"wait_timeout": None}, {"idle_timeout": 0}, {"drain_timeout": 0}):
         with pytest.raises(ml.ConfigError, match=next(iter(bad))):
             ml.ClientPool(config, **bad)
+    for name in ("wait_timeout", "idle_timeout", "drain_timeout"):  # nan and infinity are no number of seconds
+        for value in (float("nan"), float("inf")):
+            with pytest.raises(ml.ConfigError, match=f"{name} must be .* got {value!r} \\(nan and infinity are not"):
+                ml.ClientPool(config, **{name: value})
+    with pytest.raises(ml.ConfigError, match=r"wait_timeout must be a number of seconds, 0 or more \(0 to fail at once"
+                                             r".*got None \(None is not accepted here\)"):
+        ml.ClientPool(config, wait_timeout=None)  # type: ignore[arg-type]
+    with pytest.raises(ml.ConfigError, match=r"None means no limit"):
+        ml.ClientPool(config, idle_timeout=float("inf"))
     with pytest.raises(ml.ConfigError, match="per_user"):
         ml.ClientPool({"mcpServers": {"api": {"url": pool_http, "per_user": "yes"}}})
     with ml.ClientPool(config) as pool:
@@ -162,8 +171,10 @@ def test_bad_settings_say_what_to_do(pool_http):
         assert "12345" not in str(info.value) and "Authorization" in str(info.value)
         with pytest.raises(ml.ConfigError):
             pool.for_user("")
-        with pytest.raises(ml.ConfigError, match="wait_timeout must be a positive number of seconds"):
-            pool.for_user("alice", wait_timeout=-1)
+        for value in (-1, float("nan"), float("inf")):  # None here: the pool's own wait_timeout
+            with pytest.raises(ml.ConfigError, match=r"wait_timeout must be a number of seconds, 0 or more \(0 to fail "
+                                                     r"at once .*; None for the pool's wait_timeout \(30s\)\)"):
+                pool.for_user("alice", wait_timeout=value)
     with pytest.raises(ml.ConfigError, match="closed"):
         pool.for_user("alice")
 
