@@ -16,6 +16,7 @@ one answer whole from the server and then forwards only its start before closing
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import shutil
@@ -123,6 +124,25 @@ def test_a_cut_answer_fails_its_call_and_the_next_call_keeps_the_session(served,
         assert [s.rpc_method for s in served.relay.seen].count("initialize") == 1
         assert served.stats(client)["bump"] == 1, "a tool without hints must not be retried"
         assert len(served.relay.calls("bump")) == 1
+    assert not _new_sessions(caplog), _new_sessions(caplog)
+
+
+async def test_a_cut_answer_among_concurrent_calls_fails_only_its_own(served, caplog):
+    # eight calls in flight on one session, one of them cut: the other seven answer, on the same session
+    caplog.set_level(logging.INFO, logger="mcp_litellm")
+    async with ml.client("sessions", "streamable", {"url": served.relay.url()}, protocol="legacy",
+                         request_timeout=20, start=False) as client:
+        session = (await client.aexecute_tool("whoami")).text
+        await client.aexecute_tool("remember", {"value": "kept"})
+        served.relay.cut("bump")
+        calls = [client.aexecute_tool("bump")] + [client.aexecute_tool(name) for name in ("whoami", "recall") * 2]
+        calls += [client.aexecute_tool("put", {"key": f"k{i}", "value": "v"}) for i in range(3)]
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        assert isinstance(results[0], ml.TransportError) and "could not resume it" in str(results[0])
+        answers = [r.text for r in results[1:] if not isinstance(r, BaseException)]
+        assert answers == [session, "kept", session, "kept", "stored", "stored", "stored"], results
+        assert set(served.relay.sessions()) == {session}
+        assert json.loads((await client.aexecute_tool("stats")).text)["bump"] == 1
     assert not _new_sessions(caplog), _new_sessions(caplog)
 
 
