@@ -109,6 +109,20 @@ def test_the_renamed_built_ins_search_and_read_on(llm, bm25):
     assert 'Call mcp_litellm_read_result with id="r1"' in read
 
 
+def test_without_tool_search_a_cut_result_names_the_reader_actually_offered(llm, bm25):
+    # before, the built-in silently stepped aside and the marker sent the model to the server's read_result
+    llm.then(Turn(tool_calls=[("c1", "big_report", {})]),
+             Turn(tool_calls=[("c2", "mcp_litellm_read_result", {"id": "r1", "offset": 200}),
+                              ("c3", "read_result", {"id": "r1"})]),
+             Turn(content="ok"))
+    chat = new_chat(tool_search=False, result_budget=300).with_tools(bm25.tools())
+    chat.ask("read the report")
+    assert 'Call mcp_litellm_read_result with id="r1"' in llm.tool_messages(1)[-1]["content"]
+    assert set(tool_names(llm.requests[1])) == {t.name for t in bm25.tools()} | {"mcp_litellm_read_result"}
+    mine, theirs = llm.tool_messages(2)[-2:]
+    assert mine["content"].startswith(REPORT[200:220]) and theirs["content"] == "the server read r1"
+
+
 def test_code_mode_offers_run_code_beside_a_servers_run_code(llm, bm25, caplog):
     caplog.set_level(logging.WARNING, logger="mcp_litellm")
     program = "print(await run_code(code='1 + 1'))\nprint(await search_tools(query='x'))"
