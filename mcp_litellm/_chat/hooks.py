@@ -63,7 +63,9 @@ class ToolContext:
         call: the :class:`ToolCall` as the model made it.
         tool_name: the name the model called (``call.name``).
         server: the name of the MCP server offering the tool; ``None`` for a local Python function, a
-            built-in tool of the chat (``search_tools``, ``read_result``) or a name no tool has.
+            built-in tool of the chat (``search_tools``, ``read_result``, ``run_code``, or the
+            ``mcp_litellm_``-prefixed name one is offered under when a tool has its name) or a name no tool
+            has.
         tool: the MCP :class:`Tool` the name stands for; ``None`` when ``server`` is.
         origin: who made the call: ``"model"`` for a call the model asked for in its answer;
             ``"provider"`` for a call the provider made to a hosted MCP server (:meth:`Chat.with_hosted_mcp`),

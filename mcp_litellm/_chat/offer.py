@@ -1,5 +1,6 @@
 """What a chat offers the model in each request: every tool definition, or (tool search) a compact
-catalog; and the built-in tools of that catalog (``search_tools``, ``read_result``)."""
+catalog; and the chat's built-in tools (``search_tools``, ``read_result``, code mode's ``run_code``), each
+under the name :mod:`~mcp_litellm._chat.builtin_names` gives it (its own, unless a tool of the chat has it)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,13 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.builtin_names import READ_RESULT_TOOL, RUN_CODE, SEARCH_TOOL, BuiltinNames
 from mcp_litellm._chat.code_mode import CodeModeOffer, RunInner
 from mcp_litellm._chat.message import ToolCall, parse_arguments
 from mcp_litellm._chat.results import ResultStore, apply_budget
 from mcp_litellm._chat.tool_embedding import FUSED, EmbeddingRanker, embedding_settings, fuse, tool_text
 from mcp_litellm._chat.tool_search import (
     BROWSE_LIMIT,
-    READ_RESULT_TOOL,
-    SEARCH_TOOL,
     Entry,
     ToolIndex,
     entry,
@@ -59,6 +59,7 @@ class Offer:
         settings = embedding_settings(embedding)
         self.embedding = EmbeddingRanker(settings) if settings else None
         self.tools = tools
+        self.names = BuiltinNames(tools)  # the names the built-in tools are offered under
         self.mode = tool_search
         self.tool_budget = tool_budget
         self.result_budget = result_budget
@@ -113,21 +114,17 @@ class Offer:
     def definitions(self, model: str, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The tool definitions for the next request."""
         self.searching = self.use_search(model)
-        extra = [read_result_definition()] if len(self.results) and self.tools.get(READ_RESULT_TOOL) is None else []
+        extra = [read_result_definition(self.names.offered(READ_RESULT_TOOL))] if len(self.results) else []
         if self.code is not None:  # code mode: one run_code tool, its description listing (or finding) the tools
             self.searching = False
-            return [self.code.definition(self, model), *extra]
+            return [self.code.definition(self, model, self.names.offered(RUN_CODE)), *extra]
         if not self.searching:
             return [*self.tools.definitions(model), *extra] if len(self.tools) else extra
-        clash = [n for n in (SEARCH_TOOL, READ_RESULT_TOOL) if self.tools.get(n) is not None]
-        if clash:
-            raise ConfigError(f"a tool is named {clash[0]!r}, which tool search uses: rename it, or pass "
-                              "tool_search=False to the Chat")
         wanted = self._loaded(messages, MAX_TOOLS - 1 - len(extra))
         pairs = zip(self.tools.ordered(), self.tools.definitions(model), strict=True)
         chosen = [definition for tool, definition in pairs if tool.name in wanted]
         servers = sorted({s for s in (server_of(t) for t in self.tools) if s})
-        return [search_tool_definition(len(self.tools), servers), *extra, *chosen]
+        return [search_tool_definition(len(self.tools), servers, self.names.offered(SEARCH_TOOL)), *extra, *chosen]
 
     def _loaded(self, messages: Sequence[dict[str, Any]], room: int) -> set[str]:
         """Names of the tools to define: those called in the conversation, then the most recently found."""
@@ -143,12 +140,10 @@ class Offer:
 
     def handles(self, name: str) -> bool:
         """Whether a call to ``name`` is one of ours (search while searching, read while results are held,
-        ``run_code`` in code mode)."""
-        if self.code is not None and self.code.handles(name):
-            return True
-        if self.tools.get(name) is not None:
-            return False
-        return (name == SEARCH_TOOL and self.searching) or (name == READ_RESULT_TOOL and len(self.results) > 0)
+        ``run_code`` in code mode), by the name each is offered under: never a name a tool of the chat has."""
+        builtin = self.names.builtin(name)
+        return ((builtin == RUN_CODE and self.code is not None) or (builtin == SEARCH_TOOL and self.searching)
+                or (builtin == READ_RESULT_TOOL and len(self.results) > 0))
 
     def index(self) -> ToolIndex:
         """The search index of the current tools (rebuilt when they change)."""
@@ -172,16 +167,17 @@ class Offer:
                           run_inner: RunInner | None = None) -> ToolResult:
         """Answer a call to ``search_tools``, ``read_result`` or (code mode) ``run_code``, whose program runs
         each of its tool calls through ``run_inner`` (the chat's single-call path)."""
-        if self.code is not None and run_inner is not None and self.code.handles(call.name):
+        builtin = self.names.builtin(call.name)
+        if builtin == RUN_CODE and self.code is not None and run_inner is not None:
             return await self.code.run(call, self, model, budget, run_inner)
         try:
             arguments = parse_arguments(call.arguments)
         except ValueError as exc:
             return ToolResult.error(f"Error: could not call {call.name}: {exc}.", call.name)
-        if call.name == READ_RESULT_TOOL:
-            answer = self.results.read(arguments, budget, model)
+        if builtin == READ_RESULT_TOOL:
+            answer = self.results.read(arguments, budget, model, call.name)
             return _text(answer, call.name, error=answer.startswith("Error"))
-        answer = await self._search(arguments.get("query"), arguments.get("server"))
+        answer = await self._search(arguments.get("query"), arguments.get("server"), call.name)
         return _text(answer, call.name, error=answer.startswith("Error"))
 
     async def _ranked(self, query: str, server: str | None = None) -> list[Entry]:
@@ -194,7 +190,7 @@ class Offer:
                 return fuse(index.search(query, FUSED, floor=0.0, server=server), near, SEARCH_LIMIT)
         return index.search(query, SEARCH_LIMIT, server=server)
 
-    async def _search(self, query: Any, server: Any) -> str:
+    async def _search(self, query: Any, server: Any, tool: str) -> str:
         index = self.index()
         servers = self.servers()
         names = [name for name, _ in servers]
@@ -211,10 +207,10 @@ class Offer:
             mine = [e for e in index.entries if e.server == server]
             listed = await self._ranked(query, server) if query else mine[:BROWSE_LIMIT]
             self._remember(listed)
-            return server_answer(str(server), listed, len(mine), query)
+            return server_answer(str(server), listed, len(mine), query, tool)
         found = await self._ranked(query) if isinstance(query, str) and query.strip() else []
         self._remember(found)
-        return search_answer(query, found, len(index), servers)
+        return search_answer(query, found, len(index), servers, tool)
 
     def _remember(self, found: Sequence[Entry]) -> None:
         for hit in found:
@@ -243,8 +239,8 @@ class Offer:
         return max(MIN_RESULT_BUDGET, int(left * RESULT_SHARE) // max(1, calls))
 
     def cut(self, result: ToolResult, model: str, budget: int) -> ToolResult:
-        """``result`` within ``budget`` tokens (the rest readable with ``read_result``)."""
-        return apply_budget(result, budget, model, self.results)
+        """``result`` within ``budget`` tokens (the rest readable with ``read_result``, under its offered name)."""
+        return apply_budget(result, budget, model, self.results, self.names.name(READ_RESULT_TOOL))
 
 
 def _text(text: str, name: str, *, error: bool = False) -> ToolResult:

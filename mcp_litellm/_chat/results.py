@@ -36,8 +36,9 @@ class ResultStore:
             self._texts.popitem(last=False)
         return result_id
 
-    def read(self, arguments: dict[str, Any], budget: int, model: str) -> str:
-        """The ``read_result`` answer: what fits ``budget`` tokens of result ``id`` from ``offset``, with a marker."""
+    def read(self, arguments: dict[str, Any], budget: int, model: str, reader: str = "read_result") -> str:
+        """The ``read_result`` answer: what fits ``budget`` tokens of result ``id`` from ``offset``, with a
+        marker (naming ``reader``, the name ``read_result`` is offered under)."""
         result_id, offset = arguments.get("id"), arguments.get("offset", 0)
         if isinstance(offset, str) and offset.strip().isdigit():
             offset = int(offset)
@@ -52,15 +53,16 @@ class ResultStore:
             return f"[result {result_id} has {len(text)} characters; offset {offset} is past its end]"
         page = text[offset: offset + budget * 4]  # a token is rarely more than four characters
         end = offset + chars_within(page, budget, model)
-        return text[offset:end] + marker(result_id, offset, end, len(text))
+        return text[offset:end] + marker(result_id, offset, end, len(text), reader)
 
 
-def marker(result_id: str, start: int, end: int, total: int) -> str:
-    """The note after a cut piece of a result: what was shown and how to read on."""
+def marker(result_id: str, start: int, end: int, total: int, reader: str = "read_result") -> str:
+    """The note after a cut piece of a result: what was shown and how to read on (with the tool ``reader``,
+    the name ``read_result`` is offered under)."""
     if end >= total:
         return f"\n[end of result {result_id}: characters {start}-{end} of {total}]"
     return (f"\n[... result {result_id} cut: characters {start}-{end} of {total} shown, {total - end} more. "
-            f"Call read_result with id=\"{result_id}\" and offset={end} to read on.]")
+            f"Call {reader} with id=\"{result_id}\" and offset={end} to read on.]")
 
 
 def chars_within(text: str, budget: int, model: str) -> int:
@@ -80,9 +82,11 @@ def chars_within(text: str, budget: int, model: str) -> int:
     return max(1, int(len(sample) * budget / tokens * 0.95))
 
 
-def apply_budget(result: ToolResult, budget: int, model: str, store: ResultStore) -> ToolResult:
+def apply_budget(result: ToolResult, budget: int, model: str, store: ResultStore,
+                 reader: str = "read_result") -> ToolResult:
     """``result`` itself when its text fits ``budget`` tokens; otherwise a copy whose text is cut with a
-    marker saying how to read the rest (the full text kept in ``store``). Images and audio stay."""
+    marker saying how to read the rest with ``reader`` (the full text kept in ``store``). Images and audio
+    stay."""
     from mcp_types import TextContent
 
     text = result.text
@@ -91,6 +95,6 @@ def apply_budget(result: ToolResult, budget: int, model: str, store: ResultStore
         return result
     result_id = store.keep(text)
     media = [b for b in result.content if is_media(b)]
-    cut = TextContent(type="text", text=text[:keep] + marker(result_id, 0, keep, len(text)))
+    cut = TextContent(type="text", text=text[:keep] + marker(result_id, 0, keep, len(text), reader))
     return ToolResult(content=[cut, *media], structured=None, is_error=result.is_error, tool_name=result.tool_name,
                       truncated_chars=result.truncated_chars + len(text) - keep)

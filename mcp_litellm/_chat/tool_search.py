@@ -25,12 +25,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_litellm._chat.builtin_names import BUILTIN_TOOLS as BUILTIN_TOOLS  # re-exported
+from mcp_litellm._chat.builtin_names import READ_RESULT_TOOL as READ_RESULT_TOOL  # re-exported
+from mcp_litellm._chat.builtin_names import SEARCH_TOOL as SEARCH_TOOL  # re-exported
 from mcp_litellm._chat.search_words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
 from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
-
-SEARCH_TOOL = "search_tools"
-READ_RESULT_TOOL = "read_result"
-BUILTIN_TOOLS = (SEARCH_TOOL, READ_RESULT_TOOL)
 
 _FIELDS = ("name", "server", "parameters", "lead", "rest")
 # BM25F: how much a word counts in each field, and how much the field's length tempers it
@@ -224,8 +223,8 @@ class _Splitter:
         return self._cache[word]
 
 
-def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]:
-    """The ``search_tools`` definition the model sees in place of ``count`` tools."""
+def search_tool_definition(count: int, servers: Sequence[str], name: str = SEARCH_TOOL) -> dict[str, Any]:
+    """The ``search_tools`` definition the model sees in place of ``count`` tools (offered as ``name``)."""
     where = f" from {', '.join(servers)}" if servers else ""
     properties: dict[str, Any] = {"query": {
         "type": "string", "description": "what the tool should do, e.g. 'create a calendar event'"}}
@@ -234,7 +233,7 @@ def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]
             "list this server's tools (with a query: search only there)")}
     browse = " Give a server instead to list its tools." if servers else ""
     return {"type": "function", "function": {
-        "name": SEARCH_TOOL,
+        "name": name,
         "description": (f"Find tools to use among {count} available{where}. Describe what you need to do in "
                         "a few words; the answer lists the best-matching tools, which you can then call by "
                         f"name (their definitions are added). Search again with other words if none fits.{browse}"),
@@ -242,10 +241,10 @@ def search_tool_definition(count: int, servers: Sequence[str]) -> dict[str, Any]
     }}
 
 
-def read_result_definition() -> dict[str, Any]:
-    """The ``read_result`` definition, offered while the chat holds cut tool results."""
+def read_result_definition(name: str = READ_RESULT_TOOL) -> dict[str, Any]:
+    """The ``read_result`` definition, offered (as ``name``) while the chat holds cut tool results."""
     return {"type": "function", "function": {
-        "name": READ_RESULT_TOOL,
+        "name": name,
         "description": "Read more of a tool result that was cut: give the id and offset its marker names.",
         "parameters": {"type": "object", "properties": {
             "id": {"type": "string", "description": "the result id from the marker"},
@@ -270,40 +269,43 @@ def server_named(query: str, servers: Iterable[str]) -> str | None:
     return None
 
 
-def search_answer(query: Any, found: Sequence[Entry], total: int, servers: Sequence[tuple[str, str]] = ()) -> str:
-    """What ``search_tools`` tells the model: the tools found, or that nothing matched and which servers
-    there are (``(name, one-line summary)`` each) to list instead."""
+def search_answer(query: Any, found: Sequence[Entry], total: int, servers: Sequence[tuple[str, str]] = (),
+                  tool: str = SEARCH_TOOL) -> str:
+    """What ``search_tools`` (offered as ``tool``) tells the model: the tools found, or that nothing matched
+    and which servers there are (``(name, one-line summary)`` each) to list instead."""
     if not isinstance(query, str) or not query.strip():
-        return ("Error: search_tools needs a non-empty 'query' string describing what you want to do"
+        return (f"Error: {tool} needs a non-empty 'query' string describing what you want to do"
                 + (" (or a 'server' whose tools to list)." if servers else "."))
     if not found:
         lines = [f"No tool matched {query!r} among {total} tools. Try other words: what to do and to what "
                  "(a verb and an object, e.g. 'send email', 'list files')."]
         if servers:
-            lines.append("Or list one server's tools with search_tools(server=NAME). The servers:")
+            lines.append(f"Or list one server's tools with {tool}(server=NAME). The servers:")
             lines += [f"- {name}: {summary}" if summary else f"- {name}" for name, summary in servers]
         return "\n".join(lines)
     plural = "" if len(found) == 1 else "s"
     lines = [f"Found {len(found)} tool{plural} for {query!r}; call one by name (definitions are now available):"]
     lines += [f"- {e.name}: {e.summary}" if e.summary else f"- {e.name}" for e in found]
     if len(servers) > 1:
-        lines.append(f"None fits? List a server's tools with search_tools(server=NAME); servers: "
+        lines.append(f"None fits? List a server's tools with {tool}(server=NAME); servers: "
                      f"{', '.join(name for name, _ in servers)}.")
     return "\n".join(lines)
 
 
-def server_answer(server: str, listed: Sequence[Entry], count: int, query: str | None) -> str:
-    """What ``search_tools`` tells the model when it lists (or searches) one server's tools."""
+def server_answer(server: str, listed: Sequence[Entry], count: int, query: str | None,
+                  tool: str = SEARCH_TOOL) -> str:
+    """What ``search_tools`` (offered as ``tool``) tells the model when it lists (or searches) one server's
+    tools."""
     if query and not listed:
         return (f"No tool of server {server!r} matched {query!r}. List all its tools with "
-                f"search_tools(server={server!r}), or search every server with other words.")
+                f"{tool}(server={server!r}), or search every server with other words.")
     head = (f"Server {server!r}: {len(listed)} of its {count} tools for {query!r}" if query else
             f"Server {server!r} has {count} tools" + (f"; the first {len(listed)}" if len(listed) < count else ""))
     lines = [head + "; call one by name (definitions are now available):"]
     lines += [f"- {e.name}: {_first_sentence(e.summary)}" if e.summary else f"- {e.name}" for e in listed]
     if len(listed) < count and not query:
         lines.append(f"Add a query to search among the {count - len(listed)} others, e.g. "
-                     f"search_tools(server={server!r}, query='send email').")
+                     f"{tool}(server={server!r}, query='send email').")
     return "\n".join(lines)
 
 

@@ -101,13 +101,12 @@ def test_search_tools_answers_bad_and_empty_queries(llm, catalog):
     assert "not valid JSON" in broken
 
 
-def test_a_tool_named_search_tools_clashes_only_when_search_is_on(llm):
+def test_a_tool_named_search_tools_is_called_as_itself_when_search_is_off(llm):
+    # with search on, the built-in gives way (tests/chat/test_builtin_names.py)
     def search_tools(query: str) -> str:
         """My own search."""
         return "mine"
 
-    with pytest.raises(ml.ConfigError, match="tool_search=False"):
-        new_chat(tool_search=True).with_tools(search_tools).ask("hi")
     llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "x"})]), Turn(content="ok"))
     new_chat().with_tools(search_tools).ask("hi")
     assert llm.tool_messages(1)[0]["content"] == "mine"

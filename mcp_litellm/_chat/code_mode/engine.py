@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from mcp_litellm._chat.builtin_names import RUN_CODE
 from mcp_litellm._chat.code_mode.sandbox import Outcome, run_program
 from mcp_litellm._chat.code_mode.settings import CodeMode
 from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, parameter_order, stub_text, unwrap_result
@@ -21,11 +22,9 @@ from mcp_litellm._chat.toolbox import LocalTool, ToolBox
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
-from mcp_litellm._core.errors import ConfigError
 
 __all__ = ["RUN_CODE", "CodeModeOffer", "RunInner"]
 
-RUN_CODE = "run_code"
 SEARCH_LIMIT = 5
 
 RunInner = Callable[[ToolCall], Awaitable[ToolResult]]
@@ -66,11 +65,9 @@ class CodeModeOffer:
             self._stubs = (tools.version, stubs)
         return self._stubs[1]
 
-    def definition(self, offer: OfferLike, model: str) -> dict[str, Any]:
-        """The ``run_code`` tool definition: the contract, then every stub (or, with tool search, how to
-        find them)."""
-        if offer.tools.get(RUN_CODE) is not None:
-            raise ConfigError(f"a tool is named {RUN_CODE!r}, which code mode uses: rename it, or turn code mode off")
+    def definition(self, offer: OfferLike, model: str, name: str = RUN_CODE) -> dict[str, Any]:
+        """The ``run_code`` tool definition, offered as ``name``: the contract, then every stub (or, with
+        tool search, how to find them)."""
         stubs = self.stubs(offer.tools)
         s = self.settings
         # every word here is paid for on every request of the chat: say the contract once, briefly (the stubs'
@@ -90,27 +87,24 @@ class CodeModeOffer:
         else:
             parts.append(_listing(stubs.values()))
         return {"type": "function", "function": {
-            "name": RUN_CODE,
+            "name": name,
             "description": "\n\n".join(parts),
             "parameters": {"type": "object", "properties": {"code": {
                 "type": "string", "description": "Python source."}},
                 "required": ["code"]},
         }}
 
-    def handles(self, name: str) -> bool:
-        """Whether a call to ``name`` is ``run_code``."""
-        return name == RUN_CODE
-
     # -- running a program ----------------------------------------------------------------------------
 
     async def run(self, call: ToolCall, offer: OfferLike, model: str, budget: int, run_inner: RunInner) -> ToolResult:
-        """Run the program of one ``run_code`` call; its output (or error) as the call's result, capped."""
+        """Run the program of one ``run_code`` call (``call.name``: the name it is offered under); its output
+        (or error) as the call's result, capped."""
         try:
             code = parse_arguments(call.arguments).get("code")
         except ValueError as exc:
-            return ToolResult.error(f"Error: could not call {RUN_CODE}: {exc}.", RUN_CODE)
+            return ToolResult.error(f"Error: could not call {call.name}: {exc}.", call.name)
         if not isinstance(code, str) or not code.strip():
-            return ToolResult.error(f"Error: {RUN_CODE} needs the program as the string argument 'code'.", RUN_CODE)
+            return ToolResult.error(f"Error: {call.name} needs the program as the string argument 'code'.", call.name)
         stubs = self.stubs(offer.tools)
         settings = self.settings
         count = 0
@@ -154,8 +148,8 @@ class CodeModeOffer:
                       read_only_without_approval=settings.read_only_without_approval)
         token = run.enter()
         try:  # the run's span: the spans of the calls the program makes nest under it
-            with telemetry.span(f"execute_tool {RUN_CODE}", {
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": RUN_CODE,
+            with telemetry.span(f"execute_tool {call.name}", {
+                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
                     "gen_ai.tool.type": "function", "gen_ai.tool.call.id": call.id,
                     "mcp_litellm.code_run.id": run.id}) as span:
                 outcome = await run_program(code, functions, settings)
@@ -164,7 +158,7 @@ class CodeModeOffer:
                     telemetry.fail(span, "tool_error")
         finally:
             CodeRun.leave(token)
-        return offer.cut(_result(outcome, count), model, budget)
+        return offer.cut(_result(outcome, count, call.name), model, budget)
 
 
 def _listing(stubs: Iterable[Stub]) -> str:
@@ -191,7 +185,7 @@ def _stub(tool: Tool | LocalTool, python_name: str) -> Stub:
     return Stub(python_name, tool.name, text, False, "", parameter_order(function.get("parameters")))
 
 
-def _result(outcome: Outcome, calls: int) -> ToolResult:
+def _result(outcome: Outcome, calls: int, name: str) -> ToolResult:
     from mcp_types import TextContent
 
     pieces = [outcome.printed.rstrip("\n")] if outcome.printed else []
@@ -203,4 +197,4 @@ def _result(outcome: Outcome, calls: int) -> ToolResult:
         pieces.append("(the program printed nothing, and its last line has no value)")
     text = "\n".join(pieces)
     return ToolResult(content=[TextContent(type="text", text=text)], is_error=outcome.error is not None,
-                      tool_name=RUN_CODE)
+                      tool_name=name)
