@@ -85,9 +85,6 @@ def test_no_litellm_parameter_passes_for_a_misspelt_chat_option():
 @pytest.mark.parametrize(("options", "message"), [
     ({"tool_timeout": True}, "tool_timeout must be a positive number of seconds (or None for each client's "
                              "request_timeout), got True"),
-    ({"tool_timeout": "5"}, "tool_timeout must be a positive number of seconds"),
-    ({"max_tool_rounds": True}, "max_tool_rounds must be a whole number >= 0, got True"),
-    ({"max_tool_rounds": 2.5}, "max_tool_rounds must be a whole number >= 0, got 2.5"),
 ])
 def test_chat_numeric_options_refuse_bools_and_wrong_types(options, message):
     with pytest.raises(ml.ConfigError) as caught:
@@ -97,20 +94,11 @@ def test_chat_numeric_options_refuse_bools_and_wrong_types(options, message):
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"max_result_chars": True}, "max_result_chars must be a positive integer (or None for no cut), got True"),
-    ({"max_result_chars": 0}, "max_result_chars must be a positive integer"),
-    ({"request_timeout": True}, "request_timeout must be a positive number of seconds, got True"),
-    ({"max_message_size": True}, "max_message_size must be a whole number of bytes >= 1024"),
     ({"with_prefix": "yes"}, "with_prefix must be True or False, got 'yes'"),
     ({"with_prefix": 1}, "with_prefix must be True or False, got 1"),
-    ({"retry_idempotent": 0}, "retry_idempotent must be True or False, got 0"),
     ({"request_timout": 5}, "'request_timout' (did you mean 'request_timeout'?)"),
 ])
 def test_client_options_are_refused_as_the_config_file_refuses_them(options, message):
     with pytest.raises(ml.ConfigError) as caught:
         ml.Client("demo", "stdio", {"command": "true"}, start=False, **options)
     assert message in str(caught.value)
-
-
-def test_the_config_file_refuses_the_same_values():
-    with pytest.raises(ml.ConfigError, match="max_result_chars'.*must be a positive integer, got True"):
-        ml.load_config({"mcpServers": {"demo": {"command": "true", "max_result_chars": True}}})
