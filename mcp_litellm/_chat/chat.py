@@ -70,8 +70,10 @@ with its current tools), a Python function, a ``(tool_dict, function)`` pair, or
 class Chat:
     """A conversation with a LiteLLM model that can use MCP tools, resources and prompts.
 
-    ``Chat(model, **litellm_kwargs)``: keyword arguments go to every ``litellm.acompletion`` call
-    (``api_base``, ``api_key``, ``temperature``, ...). ``router=`` sends the calls through a
+    ``Chat(model, **litellm_kwargs)``: keyword arguments besides the chat's own options go to every
+    ``litellm.acompletion`` call (``api_base``, ``api_key``, ``temperature``, ...); one that is not a
+    parameter of ``litellm.completion`` is a :class:`ConfigError` naming the closest option (at the latest
+    at the first request, when LiteLLM was not imported yet). ``router=`` sends the calls through a
     ``litellm.Router`` instead (``model`` is then one of its model names).
 
     Args:
@@ -110,6 +112,8 @@ class Chat:
         code_mode: ``True`` or a :class:`CodeMode` (its limits): the model gets one tool, ``run_code``, and
             writes a short Python program over the tools, run in a sandbox (needs ``mcp-litellm[code]``);
             only what the program prints comes back to it. Switch it between turns with :meth:`with_code_mode`.
+        completion_kwargs: keyword arguments for ``litellm.acompletion`` passed as they are, unchecked: for a
+            parameter only the provider knows (``extra_body={...}`` puts fields in the request body).
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
@@ -236,9 +240,8 @@ class Chat:
         return self
 
     def with_params(self, *, completion_kwargs: Mapping[str, Any] | None = None, **litellm_kwargs: Any) -> Chat:
-        """Add LiteLLM keyword arguments (``temperature=0.2``, ``max_tokens=500``, ...): parameters of
-        ``litellm.completion``; a keyword it does not know is a :class:`ConfigError` naming the closest
-        option. ``completion_kwargs``: a dict passed through as it is, for a parameter only the provider knows."""
+        """Add LiteLLM keyword arguments (``temperature=0.2``, ...; checked as in :class:`Chat`) and
+        ``completion_kwargs`` (a dict passed as it is, for a parameter only the provider knows)."""
         if completion_kwargs is not None and not isinstance(completion_kwargs, Mapping):
             raise ConfigError(f"completion_kwargs must be a dict of keyword arguments for litellm.completion, "
                               f"got {type(completion_kwargs).__name__}")
@@ -251,8 +254,7 @@ class Chat:
         self._unchecked = (self._unchecked | pending) - set(completion_kwargs or ())
         return self
 
-    def _check_params(self) -> None:
-        """Check the keywords LiteLLM's list was not known for at construction (called before a request)."""
+    def _check_params(self) -> None:  # before a request: the keywords given before LiteLLM's list was known
         if self._unchecked:
             self._unchecked = check_keywords(sorted(self._unchecked & set(self.params)), _own_options())
 
