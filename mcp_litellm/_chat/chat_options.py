@@ -26,7 +26,8 @@ is known (no LiteLLM parameter is that close to a chat option: ``mock_timeout`` 
 def check_keywords(names: Iterable[str], own: Collection[str]) -> set[str]:
     """Raise :class:`ConfigError` for a keyword in ``names`` that is neither LiteLLM's nor one of ``own``
     (the chat's options); return the ones that cannot be told yet (LiteLLM is not imported)."""
-    known = _llm.completion_params()
+    names = list(names)
+    known = _llm.completion_params() if names else None
     pending = set()
     for name in names:
         if known is not None and name in known:

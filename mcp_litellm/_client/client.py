@@ -629,4 +629,4 @@ def _unknown(option: str) -> str:
     known = [name for name, p in inspect.signature(Client.__init__).parameters.items()
              if p.kind is p.KEYWORD_ONLY]
     near = closest(option, known)
-    return f"{option!r} (did you mean {near!r}?)" if near else repr(option)
+    return f"{option} (did you mean {near}?)" if near else option

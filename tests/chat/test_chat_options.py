@@ -96,7 +96,7 @@ def test_chat_numeric_options_refuse_bools_and_wrong_types(options, message):
     ({"max_result_chars": True}, "max_result_chars must be a positive integer (or None for no cut), got True"),
     ({"with_prefix": "yes"}, "with_prefix must be True or False, got 'yes'"),
     ({"with_prefix": 1}, "with_prefix must be True or False, got 1"),
-    ({"request_timout": 5}, "'request_timout' (did you mean 'request_timeout'?)"),
+    ({"request_timout": 5}, "request_timout (did you mean request_timeout?)"),
 ])
 def test_client_options_are_refused_as_the_config_file_refuses_them(options, message):
     with pytest.raises(ml.ConfigError) as caught:
