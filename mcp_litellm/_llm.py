@@ -10,6 +10,7 @@ import asyncio
 import concurrent.futures
 import concurrent.futures.thread
 import contextlib
+import functools
 import importlib
 import re
 import threading
@@ -120,6 +121,40 @@ async def prepare(model: str | None = None, router: Any = None, *, tokens: bool 
     for future in warm_up(model, router, tokens=tokens):
         if not future.done():
             await asyncio.shield(asyncio.wrap_future(future))
+
+
+_UNLISTED_PARAMS = frozenset({"extra_body", "extra_query", "top_k", "cache_control_injection_points", "mock_tool_calls",
+                               "mock_delay", "reasoning"})
+"""Keyword arguments ``litellm.completion`` reads from its ``**kwargs`` (or passes to the provider) that are in
+none of LiteLLM's own lists below."""
+
+
+def completion_params() -> frozenset[str] | None:
+    """The keyword arguments LiteLLM's ``completion`` knows: its signature, LiteLLM's lists of its own
+    parameters (``all_litellm_params``, its generic deployment params, the AWS and other credential
+    keywords) and the OpenAI chat parameters; ``None`` while LiteLLM is not imported yet (importing it takes
+    seconds: :func:`prepare` does it off the loop)."""
+    imported = _warm_ups.get(None)
+    if imported is None or not imported.done() or imported.cancelled() or imported.exception() is not None:
+        return None
+    return _read_completion_params()
+
+
+@functools.cache
+def _read_completion_params() -> frozenset[str]:
+    import inspect
+
+    litellm = litellm_module()
+    names = {*inspect.signature(litellm.completion).parameters, *_UNLISTED_PARAMS}
+    lists = (("litellm.types.utils", "all_litellm_params"), ("litellm.constants", "OPENAI_CHAT_COMPLETION_PARAMS"),
+             ("litellm.litellm_core_utils.get_litellm_params", "AWS_CREDENTIAL_KWARGS_KEYS"),
+             ("litellm.litellm_core_utils.get_litellm_params", "OPTIONAL_KWARGS_KEYS"))
+    for module, name in lists:  # where this LiteLLM keeps them (another version may move one: then it is left out)
+        with contextlib.suppress(ImportError):
+            names.update(getattr(importlib.import_module(module), name, ()))
+    with contextlib.suppress(ImportError, AttributeError):
+        names.update(importlib.import_module("litellm.types.router").GenericLiteLLMParams.model_fields)
+    return frozenset(names - {"kwargs", "self"})
 
 
 async def acompletion(*, router: Any = None, **kwargs: Any) -> Any:

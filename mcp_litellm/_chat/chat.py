@@ -11,12 +11,15 @@ mcp_litellm); async methods call the model on the caller's loop, the way ``litel
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.chat_options import check_keywords
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
 from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
 from mcp_litellm._chat.hosted_mcp import hosted_model
@@ -34,6 +37,7 @@ from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.option_checks import COUNT, SECONDS, checked
 from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
@@ -66,8 +70,10 @@ with its current tools), a Python function, a ``(tool_dict, function)`` pair, or
 class Chat:
     """A conversation with a LiteLLM model that can use MCP tools, resources and prompts.
 
-    ``Chat(model, **litellm_kwargs)``: keyword arguments go to every ``litellm.acompletion`` call
-    (``api_base``, ``api_key``, ``temperature``, ...). ``router=`` sends the calls through a
+    ``Chat(model, **litellm_kwargs)``: keyword arguments besides the chat's own options go to every
+    ``litellm.acompletion`` call (``api_base``, ``api_key``, ``temperature``, ...); one that is not a
+    parameter of ``litellm.completion`` is a :class:`ConfigError` naming the closest option (at the latest
+    at the first request, when LiteLLM was not imported yet). ``router=`` sends the calls through a
     ``litellm.Router`` instead (``model`` is then one of its model names).
 
     Args:
@@ -106,6 +112,8 @@ class Chat:
         code_mode: ``True`` or a :class:`CodeMode` (its limits): the model gets one tool, ``run_code``, and
             writes a short Python program over the tools, run in a sandbox (needs ``mcp-litellm[code]``);
             only what the program prints comes back to it. Switch it between turns with :meth:`with_code_mode`.
+        completion_kwargs: keyword arguments for ``litellm.acompletion`` passed as they are, unchecked: for a
+            parameter only the provider knows (``extra_body={...}`` puts fields in the request body).
     """
 
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
@@ -113,21 +121,17 @@ class Chat:
                  tool_budget: int | None = None, result_budget: int | None = None,
                  tool_search_embedding: str | Mapping[str, Any] | None = None,
                  prompt_cache: PromptCache = "auto", api: ChatAPI = "chat",
-                 code_mode: bool | CodeMode | None = None, **litellm_kwargs: Any) -> None:
+                 code_mode: bool | CodeMode | None = None, completion_kwargs: Mapping[str, Any] | None = None,
+                 **litellm_kwargs: Any) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
-        if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) or max_tool_rounds < 0:
-            raise ConfigError(f"max_tool_rounds must be a whole number >= 0, got {max_tool_rounds!r}")
-        if tool_timeout is not None and (not isinstance(tool_timeout, int | float) or tool_timeout <= 0):
-            raise ConfigError(f"tool_timeout must be a positive number of seconds, got {tool_timeout!r}")
-        for reserved in ("messages", "tools", "stream"):
-            if reserved in litellm_kwargs:
-                raise ConfigError(f"{reserved}= is managed by the chat; use with_tools()/ask()/stream() instead")
+        self.max_tool_rounds = checked("max_tool_rounds", max_tool_rounds, COUNT)
+        self.tool_timeout = checked("tool_timeout", tool_timeout, SECONDS, none="for each client's request_timeout")
         self.model = model
         self.router = router
-        self.max_tool_rounds = max_tool_rounds
-        self.tool_timeout = tool_timeout
-        self.params: dict[str, Any] = dict(litellm_kwargs)
+        self.params: dict[str, Any] = {}
+        self._unchecked: set[str] = set()  # keywords LiteLLM's list could not be read for yet
+        self.with_params(completion_kwargs=completion_kwargs, **litellm_kwargs)
         self._prompt_cache = check_prompt_cache(prompt_cache)
         self.api: ChatAPI = check_api(api)
         """The API requests go through: ``"chat"`` or ``"responses"``."""
@@ -231,14 +235,28 @@ class Chat:
 
     def with_model(self, model: str, **litellm_kwargs: Any) -> Chat:
         """Switch the model (and update LiteLLM keyword arguments); the history is kept."""
+        self.with_params(**litellm_kwargs)
         self.model = model
-        self.params.update(litellm_kwargs)
         return self
 
-    def with_params(self, **litellm_kwargs: Any) -> Chat:
-        """Add LiteLLM keyword arguments (``temperature=0.2``, ``max_tokens=500``, ...)."""
-        self.params.update(litellm_kwargs)
+    def with_params(self, *, completion_kwargs: Mapping[str, Any] | None = None, **litellm_kwargs: Any) -> Chat:
+        """Add LiteLLM keyword arguments (``temperature=0.2``, ...; checked as in :class:`Chat`) and
+        ``completion_kwargs`` (a dict passed as it is, for a parameter only the provider knows)."""
+        if completion_kwargs is not None and not isinstance(completion_kwargs, Mapping):
+            raise ConfigError(f"completion_kwargs must be a dict of keyword arguments for litellm.completion, "
+                              f"got {type(completion_kwargs).__name__}")
+        given = {**litellm_kwargs, **(completion_kwargs or {})}
+        for reserved in ("messages", "tools", "stream"):
+            if reserved in given:
+                raise ConfigError(f"{reserved}= is managed by the chat; use with_tools()/ask()/stream() instead")
+        pending = check_keywords(litellm_kwargs, _own_options())
+        self.params.update(given)
+        self._unchecked = (self._unchecked | pending) - set(completion_kwargs or ())
         return self
+
+    def _check_params(self) -> None:  # before a request: the keywords given before LiteLLM's list was known
+        if self._unchecked:
+            self._unchecked = check_keywords(sorted(self._unchecked & set(self.params)), _own_options())
 
     def with_temperature(self, temperature: float) -> Chat:
         """Set the sampling temperature."""
@@ -474,3 +492,9 @@ class Chat:
         """The tool definitions the next model request will carry (the catalog when tool search is on)."""
         self._tools.refresh_now()
         return self._offer.definitions(self._provider_model(), self.messages)
+
+
+@functools.cache
+def _own_options() -> tuple[str, ...]:
+    """The chat's own keyword options (for the closest one to a misspelt keyword)."""
+    return tuple(name for name, p in inspect.signature(Chat.__init__).parameters.items() if p.kind is p.KEYWORD_ONLY)

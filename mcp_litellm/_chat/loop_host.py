@@ -23,5 +23,7 @@ class LoopHost(ChatView, Protocol):
 
     def _provider_model(self) -> str: ...
 
+    def _check_params(self) -> None: ...
+
 
 __all__ = ["LoopHost"]

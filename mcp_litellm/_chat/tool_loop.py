@@ -91,6 +91,7 @@ class ToolLoop:
             # LiteLLM's first-use work, off the loop; its tokenizer only where tokens are counted: for tools,
             # and for a streamed answer (LiteLLM counts the tokens of a stream that reports no usage)
             await _llm.prepare(chat._provider_model(), chat.router, tokens=stream or len(chat._tools) > 0)
+            chat._check_params()  # LiteLLM's parameters are known now: a keyword it does not know stops here
             while not turn.done:
                 async with aclosing(self.step(turn)) as chunks:
                     async for chunk in chunks:

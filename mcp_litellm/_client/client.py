@@ -31,6 +31,7 @@ from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.session import SessionOptions
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
+from mcp_litellm._core.option_checks import FLAG, MESSAGE_SIZE, POSITIVE_INT, SECONDS, checked, closest
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
@@ -140,15 +141,16 @@ class Client(CatalogMixin):
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"a client needs a non-empty name, got {shown_value(name)}")
         if unknown:  # type checkers refuse them already; say so at run time too
-            raise ConfigError(f"unknown option(s) for client {name!r}: {', '.join(sorted(unknown))}")
+            raise ConfigError(f"unknown option(s) for client {name!r}: "
+                              + ", ".join(_unknown(option) for option in sorted(unknown)))
         if config is not None and not isinstance(config, Mapping):
             raise ConfigError(f"config must be a mapping, got {type(config).__name__}")
-        if not isinstance(request_timeout, int | float) or isinstance(request_timeout, bool) or request_timeout <= 0:
-            raise ConfigError(f"request_timeout must be a positive number of seconds, "
-                              f"got {shown_value(request_timeout)}")
-        if not isinstance(reset_timeout_on_progress, bool):
-            raise ConfigError("reset_timeout_on_progress must be True or False, "
-                              f"got {shown_value(reset_timeout_on_progress)}")
+        checked("request_timeout", request_timeout, SECONDS)
+        checked("reset_timeout_on_progress", reset_timeout_on_progress, FLAG)
+        checked("with_prefix", with_prefix, FLAG)
+        checked("max_result_chars", max_result_chars, POSITIVE_INT, none="for no cut")
+        checked("max_message_size", max_message_size, MESSAGE_SIZE)
+        checked("retry_idempotent", retry_idempotent, FLAG)
         self.max_total_timeout = check_max_total_timeout(max_total_timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
@@ -163,16 +165,8 @@ class Client(CatalogMixin):
         self.request_timeout = float(request_timeout)
         self.protocol = protocol
         self.with_prefix = with_prefix
-        if max_result_chars is not None and (not isinstance(max_result_chars, int) or max_result_chars < 1):
-            raise ConfigError(f"max_result_chars must be a positive integer or None, "
-                              f"got {shown_value(max_result_chars)}")
         self.max_result_chars = max_result_chars
-        if isinstance(max_message_size, bool) or not isinstance(max_message_size, int) or max_message_size < 1024:
-            raise ConfigError(f"max_message_size must be a whole number of bytes >= 1024, "
-                              f"got {shown_value(max_message_size)}")
         self.max_message_size = max_message_size
-        if not isinstance(retry_idempotent, bool):
-            raise ConfigError(f"retry_idempotent must be True or False, got {retry_idempotent!r}")
         self.retry_idempotent = retry_idempotent
         self._catalog_cache = CatalogCache()
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
@@ -632,3 +626,13 @@ def _stop_all_at_exit() -> None:
             live.stop()
         except Exception:  # pragma: no cover - best effort at interpreter exit
             logger.debug("stopping %r at exit failed", live, exc_info=True)
+
+
+def _unknown(option: str) -> str:
+    """An unknown option of ``Client``, with the one it most likely misspells."""
+    import inspect
+
+    known = [name for name, p in inspect.signature(Client.__init__).parameters.items()
+             if p.kind is p.KEYWORD_ONLY]
+    near = closest(option, known)
+    return f"{option} (did you mean {near}?)" if near else option

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_litellm._client.redis_pins import REDIS_SCHEMES
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.option_checks import MESSAGE_SIZE, is_message_size, is_number, is_positive_int
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._servers.placeholders import editor_variables, expand_env
 from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
@@ -68,7 +69,6 @@ _OPTION_ALIASES = {
 _FILE_DEFAULTS = {"tool_pins": ("tool_pins", "toolPins"), "max_message_size": ("max_message_size", "maxMessageSize")}
 """The options a config file may give once at the top level, for every server without its own: its keys."""
 """Top-level keys beside ``mcpServers`` that set a default for every server of the file."""
-_MIN_MESSAGE_SIZE = 1024
 _URL_ALIASES = ("httpUrl", "serverUrl")
 """Other hosts' names for ``url``: Gemini CLI's ``httpUrl`` (streamable HTTP), Windsurf's ``serverUrl``."""
 _IGNORED_KEYS = {"description", "autoApprove", "alwaysAllow", "trust"}
@@ -248,7 +248,7 @@ def _file_defaults(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{source}: the top-level {given[0]!r} must be one file path (a string)")
             value = _pins_path(source, value)
-        elif not _is_message_size(value):
+        elif not is_message_size(value):
             raise ConfigError(f"{source}: top-level {given[0]!r} must be {_MESSAGE_SIZE_WHAT}, got {_shown(value)}")
         defaults[option] = value
     return defaults
@@ -349,15 +349,7 @@ def _shown(value: Any) -> str:
     return type(value).__name__
 
 
-_MESSAGE_SIZE_WHAT = f"a whole number of bytes >= {_MIN_MESSAGE_SIZE} (e.g. 67108864 for 64 MiB)"
-
-
-def _is_message_size(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= _MIN_MESSAGE_SIZE
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+_MESSAGE_SIZE_WHAT = MESSAGE_SIZE.what
 
 
 def _is_str_list(value: Any) -> bool:
@@ -461,7 +453,7 @@ def _check_transport_config(reader: _Entry, transport: str, config: dict[str, An
             raise reader.error("url", "must start with http:// or https://")
         _string_map(reader, "headers", config)
         for key in ("timeout", "sse_read_timeout"):
-            if reader.typed(key, config.get(key), _is_number, "a number of seconds") is not None and config[key] <= 0:
+            if reader.typed(key, config.get(key), is_number, "a number of seconds") is not None and config[key] <= 0:
                 raise reader.error(key, f"must be a positive number of seconds, got {config[key]!r}")
         _check_oauth(reader, config)
     elif transport == "memory" and config.get("server") is None:
@@ -516,14 +508,14 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     with_prefix = get("with_prefix", lambda v: isinstance(v, bool), "true or false")
     disabled = get("disabled", lambda v: isinstance(v, bool), "true or false")
     per_user = get("per_user", lambda v: isinstance(v, bool), "true or false")
-    timeout = get("request_timeout", _is_number, "a number of seconds")
+    timeout = get("request_timeout", is_number, "a number of seconds")
     if timeout is not None and timeout <= 0:
         raise reader.error(options["request_timeout"][0], f"must be a positive number of seconds, got {timeout!r}")
     extra: dict[str, Any] = {}
     reset = get("reset_timeout_on_progress", lambda v: isinstance(v, bool), "true or false")
     if reset is not None:
         extra["reset_timeout_on_progress"] = reset
-    total = get("max_total_timeout", _is_number, "a number of seconds")
+    total = get("max_total_timeout", is_number, "a number of seconds")
     if total is not None:
         if total <= 0:
             raise reader.error(options["max_total_timeout"][0], f"must be a positive number of seconds, got {total!r}")
@@ -537,8 +529,7 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
             raise reader.error(options["protocol"][0], "must be 'auto', 'legacy' or a protocol version "
                                                        "such as '2025-11-25'")
         extra["protocol"] = protocol
-    max_chars = get("max_result_chars", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
-                    "a positive integer")
+    max_chars = get("max_result_chars", is_positive_int, "a positive integer")
     if max_chars is not None:
         extra["max_result_chars"] = max_chars
     pins = get("tool_pins", lambda v: isinstance(v, str) and bool(v.strip()), "a file path")
@@ -547,7 +538,7 @@ def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict
     retry = get("retry_idempotent", lambda v: isinstance(v, bool), "true or false")
     if retry is not None:
         extra["retry_idempotent"] = retry
-    message_size = get("max_message_size", _is_message_size, _MESSAGE_SIZE_WHAT)
+    message_size = get("max_message_size", is_message_size, _MESSAGE_SIZE_WHAT)
     if message_size is not None:
         extra["max_message_size"] = message_size
     for option, value in file_defaults.items():  # the file's top-level defaults, for what the server leaves out
