@@ -32,6 +32,9 @@ def check_keywords(names: Iterable[str], own: Collection[str]) -> set[str]:
     for name in names:
         if known is not None and name in known:
             continue
+        if name in own:  # with_params(tool_timeout=3): the chat's own option, not a LiteLLM parameter
+            raise ConfigError(f"{name}= is an option of the Chat itself, not a parameter of litellm.completion: "
+                              f"give it to Chat(..., {name}=...)")
         near_own = closest(name, own, cutoff=_NEAR_OWN)
         if known is None and near_own is None:
             pending.add(name)

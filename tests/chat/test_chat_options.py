@@ -45,6 +45,15 @@ def test_with_params_refuses_a_misspelt_keyword_too(llm):
     assert "max_tokns" not in chat.params
 
 
+@pytest.mark.parametrize("option", ["tool_timeout", "max_tool_rounds"])
+def test_with_params_says_a_chat_option_is_the_chats_own(option):
+    # it said "unknown keyword argument tool_timeout=: did you mean tool_timeout=?" (a black-box pass)
+    chat = ml.Chat(MODEL, api_base=API_BASE, api_key="sk-test")
+    with pytest.raises(ml.ConfigError, match=f"{option}= is an option of the Chat itself") as info:
+        chat.with_params(**{option: 3})
+    assert "did you mean" not in str(info.value) and option not in chat.params
+
+
 def test_litellm_keywords_reach_the_request_and_completion_kwargs_pass_through(llm):
     llm.then(Turn("hi"))
     chat = ml.Chat(MODEL, api_base=API_BASE, api_key="sk-test", temperature=0.25, max_tokens=77, seed=3,
