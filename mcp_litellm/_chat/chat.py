@@ -376,6 +376,7 @@ class Chat:
         one is over, then runs, in the order they were made; nothing is lost or mixed. A stream holds the
         turn until it is consumed or closed. For conversations that really run at once, use one chat each.
         (An ask made from inside the chat's own turn, by a hook or a local tool, would wait for itself.)"""
+        self._turns.refuse_reading_thread()
         return run_sync(self.aask(question, on_chunk=on_chunk))
 
     async def aask(self, question: Question = None, *, on_chunk: ChunkHook | None = None) -> Message:
@@ -388,6 +389,7 @@ class Chat:
     def ask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
                    on_chunk: ChunkHook | None = None) -> Message:
         """Append an MCP prompt's messages and ask the model to answer them."""
+        self._turns.refuse_reading_thread()
         return run_sync(self.aask_prompt(prompt, arguments, on_chunk=on_chunk))
 
     async def aask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
@@ -404,7 +406,7 @@ class Chat:
 
         The stream holds the chat's turn (see :meth:`ask`) from its first item until it is consumed or
         closed: leave a ``for`` loop with ``break``, or close it, before asking again elsewhere."""
-        return iterate_sync(self.astream(question))
+        return self._turns.reading(iterate_sync(self.astream(question)))
 
     async def astream(self, question: Question = None) -> AsyncIterator[Chunk]:
         """Async twin of :meth:`stream`."""

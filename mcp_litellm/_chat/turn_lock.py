@@ -5,6 +5,11 @@ so an ``asyncio.Lock`` (bound to one loop) cannot serialise them, and a ``thread
 loop while it waits. :class:`TurnLock` keeps its state under a thread lock and parks each waiter on a
 future of the waiter's own loop; releasing hands the lock straight to the next waiter (woken on its loop
 with ``call_soon_threadsafe``), so the waiters take their turns in the order they asked.
+
+A sync ask or stream on a thread that is still reading a sync stream of the chat would wait for itself: it
+is refused with :class:`ConfigError` instead of hanging. (An async ask in the task reading an async stream is
+not refused: a stream left with ``break`` is closed a moment later by the event loop, and an ask right after
+it must wait for that, not fail.)
 """
 
 from __future__ import annotations
@@ -12,9 +17,18 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+from mcp_litellm._core.errors import ConfigError
+
+T = TypeVar("T")
+
+_WAITS_FOR_ITSELF = ("this chat's turn is held by a stream of it that this thread is still reading, so this ask "
+                     "would wait for itself: finish the stream or close it (leave its for loop with break) before "
+                     "asking again")
 
 __all__ = ["TurnLock"]
 
@@ -37,6 +51,8 @@ class TurnLock:
     def __init__(self) -> None:
         self._mutex = threading.Lock()
         self._held = False
+        self._reading: dict[int, int] = {}
+        """Threads reading a sync stream of the chat: how many each."""
         self._waiters: deque[_Waiter] = deque()
 
     @property
@@ -80,6 +96,27 @@ class TurnLock:
             waiter.granted = True
             return
         self._held = False
+
+    def refuse_reading_thread(self) -> None:
+        """Raise :class:`ConfigError` on a thread still reading a sync stream of the chat (its ask would wait
+        for that stream, which waits for this thread)."""
+        if threading.get_ident() in self._reading:
+            raise ConfigError(_WAITS_FOR_ITSELF)
+
+    def reading(self, chunks: Iterator[T]) -> Iterator[T]:
+        """``chunks`` (a sync stream of the chat), with this thread marked as reading it until it ends or is
+        closed."""
+        self.refuse_reading_thread()
+        me = threading.get_ident()
+        with self._mutex:
+            self._reading[me] = self._reading.get(me, 0) + 1
+        try:
+            yield from chunks
+        finally:
+            with self._mutex:
+                left = self._reading.pop(me) - 1
+                if left:
+                    self._reading[me] = left
 
     @asynccontextmanager
     async def hold(self) -> AsyncIterator[None]:

@@ -137,6 +137,24 @@ async def test_a_stream_closed_early_lets_the_next_ask_in(echoing):
     assert chat.messages[-4]["content"] == "next"
 
 
+def test_asking_on_the_thread_that_reads_a_sync_stream_is_refused_not_a_hang(echoing):
+    # it waited for ever: the stream holds the turn until this very thread reads on (a black-box pass)
+    chat = new_chat()
+    stream = chat.stream("outer")
+    next(stream)
+    with pytest.raises(ml.ConfigError, match="would wait for itself"):
+        chat.ask("inner")
+    with pytest.raises(ml.ConfigError, match="would wait for itself"):
+        next(chat.stream("inner stream"))
+    for _ in stream:  # the outer stream reads on to its end; the turn is then free on this thread too
+        pass
+    assert chat.ask("after").content == "answer to after: value of after"
+    for _ in chat.stream("left with break"):
+        break
+    assert chat.ask("after break").content == "answer to after break: value of after break"
+    assert_history_valid(chat.messages)
+
+
 async def test_a_cancelled_waiting_ask_leaves_the_queue(echoing):
     chat = new_chat()
     stream = chat.astream("holder")
