@@ -39,6 +39,7 @@ from mcp_litellm._core.redact import redact_chain
 from mcp_litellm._core.sdk_compat import negotiated_version
 from mcp_litellm._transports import ExitReport, Transport
 from mcp_litellm._transports.http import HttpObserver, http_observer
+from mcp_litellm._transports.stream_wrapper import StreamWrapper
 
 T = TypeVar("T")
 logger = logging.getLogger("mcp_litellm")
@@ -74,15 +75,12 @@ class SessionOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class _WatchedReadStream:
+class _WatchedReadStream(StreamWrapper):
     """Delegates to the transport's read stream and reports when it ends."""
 
     def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._on_end = on_end
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     async def receive(self) -> Any:
         try:
@@ -100,23 +98,11 @@ class _WatchedReadStream:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _WatchedReadStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(*exc)
-        return result
-
 
 @asynccontextmanager
 async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
     async with transport as (read_stream, write_stream):
         yield _WatchedReadStream(read_stream, on_end), write_stream
-
 
 
 class _Session:
@@ -287,7 +273,6 @@ def _is_server_object(target: Any) -> bool:
     from mcp.server.mcpserver import MCPServer
 
     return isinstance(target, MCPServer | Server)
-
 
 
 __all__ = ["SessionOptions", "legacy_call"]

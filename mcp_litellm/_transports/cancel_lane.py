@@ -24,6 +24,7 @@ from mcp_types import JSONRPCNotification
 
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._transports.observer import http_observer
+from mcp_litellm._transports.stream_wrapper import StreamWrapper
 
 __all__ = ["CANCEL_POST_TIMEOUT", "CancelLane", "SessionHeaders"]
 
@@ -51,16 +52,14 @@ class SessionHeaders:
                 self.headers[name] = value
 
 
-class CancelLane:
+class CancelLane(StreamWrapper):
     """The write stream handed to the SDK's session: ``notifications/cancelled`` of a 2025-era session is
     POSTed by a task of ``tasks``; every other message goes to the transport's own stream ``inner``."""
 
     def __init__(self, inner: Any, http: httpx2.AsyncClient, url: str, session: SessionHeaders,
                  tasks: TaskGroup) -> None:
-        self._inner, self._http, self._url, self._session, self._tasks = inner, http, url, session, tasks
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        super().__init__(inner)
+        self._http, self._url, self._session, self._tasks = http, url, session, tasks
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message
@@ -84,15 +83,3 @@ class CancelLane:
                 logger.debug("the cancellation POST failed: %s", type(exc).__name__)
         if scope.cancelled_caught:
             logger.debug("the cancellation POST got no answer within %ss", CANCEL_POST_TIMEOUT)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> CancelLane:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(*exc)
-        return result
-

@@ -26,6 +26,7 @@ from mcp.shared.message import SessionMessage
 
 from mcp_litellm._transports.lost_answers import lost_answer, request_id_of
 from mcp_litellm._transports.messages import error_for, too_big
+from mcp_litellm._transports.stream_wrapper import StreamWrapper
 
 _SDK_EVENT_LIMIT = "Server-sent event exceeded the "
 """How httpx2's ``SSEError`` for an event over the limit starts (the SDK quotes it in its stand-in error)."""
@@ -87,16 +88,13 @@ def body_bound(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
     return bound_body
 
 
-class OversizedEventErrors:
+class OversizedEventErrors(StreamWrapper):
     """The streamable HTTP client's read stream, with the SDK's error for an event over the limit (a
     "connection closed" that would drop the session) replaced by the error for an answer too large."""
 
     def __init__(self, inner: Any, limit: int) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._limit = limit
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     def _mapped(self, item: Any) -> Any:
         if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCError):
@@ -114,14 +112,3 @@ class OversizedEventErrors:
 
     async def __anext__(self) -> Any:
         return self._mapped(await self._inner.__anext__())
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> OversizedEventErrors:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(*exc)
-        return result
