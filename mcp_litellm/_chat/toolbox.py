@@ -47,6 +47,20 @@ class LocalTool:
         """The tool name the model sees."""
         return str(self.definition["function"]["name"])
 
+    @property
+    def server(self) -> None:
+        """A local function comes from no MCP server."""
+        return None
+
+    def renamed(self, name: str) -> LocalTool:
+        """The same function offered to the model as ``name``."""
+        definition = {**self.definition, "function": {**self.definition["function"], "name": name}}
+        return LocalTool(definition, self.function, self.arguments_model)
+
+    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
+        """The LiteLLM tool definition the function was offered with."""
+        return self.definition
+
     async def arun(self, arguments: dict[str, Any]) -> ToolResult:
         """Call the function and wrap what it returns as a :class:`ToolResult`.
 

@@ -10,9 +10,7 @@ from mcp_litellm._cli.commands import EXIT_OK, PROG, UsageError, configs_for
 from mcp_litellm._cli.oauth_status import oauth_store
 from mcp_litellm._core.errors import NotFoundError
 from mcp_litellm._servers.config_file import ServerConfig
-from mcp_litellm._transports.oauth_config import oauth_settings
-from mcp_litellm._transports.oauth_revoke import revoke_stored
-from mcp_litellm._transports.oauth_storage import TokenStore
+from mcp_litellm._transports.oauth import TokenStore, oauth_settings, revoke_stored
 
 
 def _one(args: argparse.Namespace, command: str) -> tuple[ServerConfig, TokenStore]:

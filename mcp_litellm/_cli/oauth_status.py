@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_litellm._servers.config_file import ServerConfig
-from mcp_litellm._transports.oauth import token_store
-from mcp_litellm._transports.oauth_config import oauth_settings
-from mcp_litellm._transports.oauth_storage import TokenStore
+from mcp_litellm._transports.oauth import TokenStore, oauth_settings, token_store
 
 __all__ = ["NEEDS_LOGIN", "auth_status", "needs_login", "oauth_store"]
 

@@ -29,8 +29,10 @@ from mcp_litellm._client.resources import ResourcesMixin
 from mcp_litellm._client.retry import call_retrying
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
 from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
@@ -332,6 +334,24 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             return None
         return ProgressDelivery(handlers, tool_name, self.name,
                                 on_arrival=deadline.progressed if deadline.reset_on_progress else None)
+
+    async def list_tools(self) -> list[Tool]:
+        """The server's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        return await self.atools()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
+        """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface):
+        :meth:`aexecute_tool` with the call's context as an argument."""
+        token = telemetry.tool_call_id.set(ctx.tool_call_id)
+        run = ctx.code_run.enter() if ctx.code_run is not None else None
+        try:
+            return await self.aexecute_tool(name, arguments, timeout=ctx.timeout, on_progress=ctx.on_progress,
+                                            task=ctx.task, reset_timeout_on_progress=ctx.reset_timeout_on_progress,
+                                            max_total_timeout=ctx.max_total_timeout)
+        finally:
+            if run is not None:
+                CodeRun.leave(run)
+            telemetry.tool_call_id.reset(token)
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,

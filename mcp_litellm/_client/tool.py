@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from mcp_types import ToolAnnotations
@@ -67,6 +67,15 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=lambda: _with_spec_defaults(None))
     task_support: str = "forbidden"
     """Whether the tool runs as a task: ``"required"``, ``"optional"`` (when asked) or ``"forbidden"``."""
+
+    @property
+    def server(self) -> str:
+        """The name of the server (client) offering the tool."""
+        return self.client.name
+
+    def renamed(self, name: str) -> Tool:
+        """The same tool offered to the model as ``name`` (a copy; the wire name stays :attr:`mcp_name`)."""
+        return replace(self, name=name)
 
     def to_litellm(self, model: str | None = None) -> dict[str, Any]:
         """The LiteLLM (OpenAI-format) tool definition; ``model`` applies that provider's schema rules."""

@@ -463,7 +463,7 @@ def _check_transport_config(reader: _Entry, transport: str, config: dict[str, An
 def _check_oauth(reader: _Entry, config: dict[str, Any]) -> None:
     """``"auth": "oauth"`` and ``"oauth": {...}``: checked now, so a typo fails here and not at the first call.
     Relative ``storage`` and ``private_key`` paths in a file are relative to the file's directory."""
-    from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
+    from mcp_litellm._transports.oauth import OAuthProblem, oauth_settings
 
     auth = config.get("auth")
     if auth is not None and not isinstance(auth, str) and "oauth" not in config and not callable(

@@ -40,7 +40,7 @@ from mcp_litellm._transports.endpoint_policy import cleartext_problem
 from mcp_litellm._transports.error_body import read_error_body
 from mcp_litellm._transports.http_limits import OversizedEventErrors, body_bound
 from mcp_litellm._transports.lost_answers import AnswerKeepingClient
-from mcp_litellm._transports.oauth_config import OAuthProblem, oauth_settings
+from mcp_litellm._transports.oauth.settings import OAuthProblem, oauth_settings
 from mcp_litellm._transports.observer import HttpObserver, HttpStatus, http_observer
 from mcp_litellm._transports.redirects import without_foreign_credentials
 from mcp_litellm._transports.sse_client import sse_streams
@@ -50,7 +50,7 @@ _AUTH_FINAL = "mcp_litellm.auth_final"
 
 
 def _is_oauth(auth: httpx2.Auth) -> bool:
-    from mcp_litellm._transports.oauth import is_oauth
+    from mcp_litellm._transports.oauth.provider import is_oauth
 
     return is_oauth(auth)
 
@@ -221,7 +221,7 @@ class _HttpTransport(Transport):
         settings = oauth_settings(self.config)
         if settings is None:
             return None
-        from mcp_litellm._transports.oauth import oauth_auth
+        from mcp_litellm._transports.oauth.provider import oauth_auth
 
         return oauth_auth(self.config["url"], settings, transport=self.name, server=self.options.server)
 

@@ -388,8 +388,8 @@ def test_authorization_server_on_another_origin_is_still_refused_on_the_legacy_p
     server = OAuthServer(legacy=True).start()
     try:
         provider: Any = None
-        from mcp_litellm._transports.oauth import oauth_auth
-        from mcp_litellm._transports.oauth_config import oauth_settings
+        from mcp_litellm._transports.oauth.provider import oauth_auth
+        from mcp_litellm._transports.oauth.settings import oauth_settings
 
         settings = oauth_settings({"auth": "oauth"})
         assert settings is not None

@@ -14,7 +14,7 @@ import pytest
 import mcp_litellm as ml
 from mcp_litellm._core.clean_text import clean
 from mcp_litellm._core.redact import redact_text, redact_url
-from mcp_litellm._transports.oauth_user_agent import _Listener
+from mcp_litellm._transports.oauth.user_agent import _Listener
 from tests.auth.oauth_server import follow, free_port
 
 PASSWORD = "hunter2-very-secret"

@@ -469,7 +469,7 @@ def test_json_nested_past_the_parsers_limit_is_pydantics_recursion_limit():
 
 
 def test_every_private_sdk_method_our_providers_override_is_listed():
-    from mcp_litellm._transports import oauth
+    from mcp_litellm._transports.oauth import provider as oauth
 
     def overridden(cls: type, base: type) -> set[str]:
         return {name for name in vars(cls) if name.startswith("_") and not name.startswith("__")

@@ -54,11 +54,11 @@ from mcp_litellm._core.sdk_compat import (
     set_resource_validator,
 )
 from mcp_litellm._transports.endpoint_policy import endpoint_problem, origin
-from mcp_litellm._transports.oauth_backends import sealer_for
-from mcp_litellm._transports.oauth_config import OAuthSettings
-from mcp_litellm._transports.oauth_errors import Client, describe_failure
-from mcp_litellm._transports.oauth_storage import TokenStore, oauth_directory
-from mcp_litellm._transports.oauth_user_agent import CALLBACK_PATH, NO_BROWSER_ENV, UserAgent, free_port
+from mcp_litellm._transports.oauth.backends import sealer_for
+from mcp_litellm._transports.oauth.errors import Client, describe_failure
+from mcp_litellm._transports.oauth.settings import OAuthSettings
+from mcp_litellm._transports.oauth.storage import TokenStore, oauth_directory
+from mcp_litellm._transports.oauth.user_agent import CALLBACK_PATH, NO_BROWSER_ENV, UserAgent, free_port
 from mcp_litellm._transports.observer import http_observer
 
 __all__ = ["AUTH_FINAL", "NO_BROWSER_ENV", "is_oauth", "oauth_auth", "token_store"]

@@ -34,7 +34,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import ValidationError
 
 from mcp_litellm._core.errors import AuthError
-from mcp_litellm._transports.oauth_backends import (
+from mcp_litellm._transports.oauth.backends import (
     TOKEN_KEY_ENV,
     FileBackend,
     MemoryBackend,

@@ -30,7 +30,7 @@ from mcp_litellm._core.clean_text import clean
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._core.user_code import call_user_code
-from mcp_litellm._transports.oauth_config import OAuthSettings, takes_user
+from mcp_litellm._transports.oauth.settings import OAuthSettings, takes_user
 from mcp_litellm._transports.observer import http_observer
 
 NO_BROWSER_ENV = "MCP_LITELLM_NO_BROWSER"

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from mcp_litellm._transports.oauth_config import OAuthSettings
-from mcp_litellm._transports.oauth_storage import TokenStore
+from mcp_litellm._transports.oauth.settings import OAuthSettings
+from mcp_litellm._transports.oauth.storage import TokenStore
 
 __all__ = ["revoke_stored"]
 

@@ -170,7 +170,7 @@ def _token_key(value: Any) -> str | None:
     key = _string("token_key", value)
     if key is None:
         return None
-    from mcp_litellm._transports.oauth_backends import check_token_key
+    from mcp_litellm._transports.oauth.backends import check_token_key
 
     try:
         check_token_key(key)
