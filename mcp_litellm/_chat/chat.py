@@ -22,8 +22,7 @@ from mcp_litellm import _llm
 from mcp_litellm._chat.chat_options import check_keywords
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
 from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
-from mcp_litellm._chat.hosted_mcp import hosted_model
-from mcp_litellm._chat.hosted_server import HostedServer, RequireApproval, hosted_server
+from mcp_litellm._chat.hosted import HostedServer, RequireApproval, hosted_model, hosted_server
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
