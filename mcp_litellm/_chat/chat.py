@@ -197,8 +197,8 @@ class Chat:
                 after its include/exclude filters and tool pins (named as the server names them), and a name
                 it withholds is a :class:`ConfigError`; for a URL, every tool of the server.
             require_approval: the provider's ``"always"``, ``"never"`` or ``{"never": {"tool_names": [...]}}``.
-                Default: ``"always"`` when an approval handler is set (the client's ``human_in_the_loop``,
-                else ``ml.config``'s), ``"never"`` otherwise. The handler decides each approval request (it
+                Default: ``"always"`` when an approval handler is set (the client's ``human_in_the_loop``; for
+                a URL, ``ml.config``'s as it is now), ``"never"`` otherwise. The handler decides each approval request (it
                 sees the tool name, the arguments and, as ``client_name``, the label); with none, it is denied.
         """
         server = hosted_server(client_or_url, label=label, headers=headers, allowed_tools=allowed_tools,
