@@ -198,8 +198,9 @@ class Chat:
                 it withholds is a :class:`ConfigError`; for a URL, every tool of the server.
             require_approval: the provider's ``"always"``, ``"never"`` or ``{"never": {"tool_names": [...]}}``.
                 Default: ``"always"`` when an approval handler is set (the client's ``human_in_the_loop``; for
-                a URL, ``ml.config``'s as it is now), ``"never"`` otherwise. The handler decides each approval request (it
-                sees the tool name, the arguments and, as ``client_name``, the label); with none, it is denied.
+                a URL, ``ml.config``'s as it is now), ``"never"`` otherwise. The handler decides each approval
+                request (it sees the tool name, the arguments and, as ``client_name``, the label); with none, it
+                is denied.
         """
         server = hosted_server(client_or_url, label=label, headers=headers, allowed_tools=allowed_tools,
                                require_approval=require_approval)
