@@ -22,8 +22,7 @@ from mcp_litellm import _llm
 from mcp_litellm._chat.chat_options import check_keywords
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
 from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
-from mcp_litellm._chat.hosted_mcp import hosted_model
-from mcp_litellm._chat.hosted_server import HostedServer, RequireApproval, hosted_server
+from mcp_litellm._chat.hosted import HostedServer, RequireApproval, hosted_model, hosted_server
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
@@ -198,9 +197,10 @@ class Chat:
                 after its include/exclude filters and tool pins (named as the server names them), and a name
                 it withholds is a :class:`ConfigError`; for a URL, every tool of the server.
             require_approval: the provider's ``"always"``, ``"never"`` or ``{"never": {"tool_names": [...]}}``.
-                Default: ``"always"`` when an approval handler is set (the client's ``human_in_the_loop``,
-                else ``ml.config``'s), ``"never"`` otherwise. The handler decides each approval request (it
-                sees the tool name, the arguments and, as ``client_name``, the label); with none, it is denied.
+                Default: ``"always"`` when an approval handler is set (the client's ``human_in_the_loop``; for
+                a URL, ``ml.config``'s as it is now), ``"never"`` otherwise. The handler decides each approval
+                request (it sees the tool name, the arguments and, as ``client_name``, the label); with none, it
+                is denied.
         """
         server = hosted_server(client_or_url, label=label, headers=headers, allowed_tools=allowed_tools,
                                require_approval=require_approval)

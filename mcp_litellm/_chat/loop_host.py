@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from mcp_litellm._chat.hooks import ChatView, Hooks
-from mcp_litellm._chat.hosted_server import HostedServer
+from mcp_litellm._chat.hosted import HostedServer
 from mcp_litellm._chat.offer import Offer
 from mcp_litellm._chat.toolbox import ToolBox
 

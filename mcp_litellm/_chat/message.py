@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mcp_litellm._core.usage import Usage
 
 if TYPE_CHECKING:
+    from mcp_litellm._chat.hosted.items import ProviderItems
     from mcp_litellm._client.tool import ToolResult
 
 __all__ = ["Chunk", "ChunkEvent", "Message", "ToolCall", "Usage", "parse_arguments"]
@@ -80,6 +81,8 @@ class Message:
         usage: for the assistant messages of an ``ask``: :class:`Usage` summed over every model request
             of the turn so far (the final answer's covers the whole turn, tool rounds included).
         raw: the LiteLLM response object the message came from (``None`` for streamed turns).
+        provider: for an answer from a chat with hosted MCP servers, its provider-side part (the calls the
+            provider made, the approvals it asks for); ``None`` otherwise.
     """
 
     role: str
@@ -95,6 +98,7 @@ class Message:
     usage: Usage | None = field(default=None, repr=False)
     cache_read_tokens: int | None = field(default=None, repr=False)
     cache_write_tokens: int | None = field(default=None, repr=False)
+    provider: ProviderItems | None = field(default=None, repr=False, compare=False)
 
     @property
     def text(self) -> str:

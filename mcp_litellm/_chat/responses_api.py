@@ -19,8 +19,9 @@ ChatAPI: TypeAlias = Literal["chat", "responses"]
 """Which LiteLLM API a chat's requests use: ``"chat"`` (``litellm.completion``) or ``"responses"``."""
 
 _MARKER = "responses/"
-_BRIDGED_PROVIDERS = ("openai", "azure")
-"""Providers whose models LiteLLM's completion-to-Responses bridge serves (``provider/responses/model``)."""
+RESPONSES_PROVIDERS = ("openai", "azure")
+"""Providers whose Responses API LiteLLM serves: through its completion bridge (``provider/responses/model``),
+and with hosted MCP servers (``_chat/hosted/``)."""
 
 
 def check_api(value: Any) -> ChatAPI:
@@ -48,10 +49,10 @@ def request_model(model: str, api: ChatAPI, *, routed: bool) -> str:
                           "'openai/responses/<model>' (or 'azure/responses/<deployment>') in the Router's "
                           "model_list instead, and keep api='chat'")
     name, provider = _llm.llm_provider(model)
-    if provider not in _BRIDGED_PROVIDERS:
+    if provider not in RESPONSES_PROVIDERS:
         raise ConfigError(f"api='responses' serves OpenAI and Azure models through LiteLLM; {model!r} is "
                           f"{provider or 'of no provider LiteLLM knows'}: use api='chat' for it")
     return f"{provider}/{_MARKER}{name}"
 
 
-__all__ = ["ChatAPI", "check_api", "plain_model", "request_model"]
+__all__ = ["RESPONSES_PROVIDERS", "ChatAPI", "check_api", "plain_model", "request_model"]

@@ -33,8 +33,8 @@ from typing import Any
 import anyio
 
 from mcp_litellm import _llm
+from mcp_litellm._chat import hosted
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
-from mcp_litellm._chat.hosted_mcp import HostedStep
 from mcp_litellm._chat.loop_host import LoopHost
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arguments
 from mcp_litellm._chat.prompt_cache import mark_breakpoints
@@ -103,7 +103,10 @@ class ToolLoop:
                 answer_unanswered(chat.messages, INTERRUPTED)
 
     async def step(self, turn: _Turn) -> AsyncGenerator[Chunk, None]:
-        """One model request; when the answer calls tools, one round of them (``turn.done`` when it does not)."""
+        """One model request; when the answer calls tools, one round of them (``turn.done`` when it does not).
+
+        With hosted MCP servers, the provider's approval requests are answered in the round too
+        (``_chat/hosted/``), and its own calls reported: one round, counted once, whoever calls."""
         message: Message | None = None
         async with aclosing(self.generate(turn.stream)) as pieces:
             async for piece in pieces:
@@ -112,16 +115,28 @@ class ToolLoop:
                 else:
                     yield piece
         assert message is not None
-        await self._add_answer(message, turn.rounds)
-        if not message.tool_calls:
+        limit = self.chat.max_tool_rounds
+        stopped = f"Error: not run: the chat stopped after max_tool_rounds={limit} rounds."
+        provider = message.provider
+        if provider is not None:
+            rounds_left = turn.rounds < limit
+            async with aclosing(hosted.settle(self.chat, provider, stopped=None if rounds_left else stopped,
+                                              emit=turn.stream)) as events:
+                async for event in events:
+                    yield event
+        if hosted.only_provider(message):
+            self.count_usage(message)  # the provider's message holds the answer: the model goes on after it
+        else:
+            await self._add_answer(message, turn.rounds)
+        if not message.tool_calls and not (provider is not None and provider.approvals):
             turn.done = True
             return
-        limit = self.chat.max_tool_rounds
         if turn.rounds >= limit:
-            error = f"Error: not run: the chat stopped after max_tool_rounds={limit} rounds."
-            answer_unanswered(self.chat.messages, error)
+            answer_unanswered(self.chat.messages, stopped)
             raise ToolLoopLimitError(limit, message)
         turn.rounds += 1
+        if not message.tool_calls:
+            return
         async with aclosing(self.run_round(message.tool_calls, events=turn.stream)) as events:
             async for event in events:
                 yield event
@@ -133,15 +148,12 @@ class ToolLoop:
 
         If the caller leaves while a streamed answer is being written, the text received so far is added
         to the conversation as the model's answer (``chat.last_message``)."""
-        if self.chat._hosted:  # hosted MCP servers: the chat's own Responses API path (_chat/hosted_mcp.py)
-            async with aclosing(HostedStep(self.chat, self.count_usage).run(stream)) as pieces:
-                async for piece in pieces:
-                    yield piece
-            return
+        provider_items = bool(self.chat._hosted)  # hosted MCP servers: Responses items (_chat/hosted/)
         if not stream:
-            yield message_from_response(await self._complete(stream=False))
+            answer = await self._complete(stream=False)
+            yield hosted.read_response(answer) if provider_items else message_from_response(answer)
             return
-        assembler = TurnAssembler()
+        assembler = hosted.HostedAssembler() if provider_items else TurnAssembler()
         response = await self._complete(stream=True)
         try:
             async for raw in response:
@@ -161,6 +173,8 @@ class ToolLoop:
         model = request_model(chat.model, check_api(chat.api), routed=chat.router is not None)
         kwargs: dict[str, Any] = {**chat.params, "model": model, "messages": list(chat.messages)}
         tools = chat._offer.definitions(chat._provider_model(), chat.messages)
+        if chat._hosted:  # with hosted MCP servers: the provider's own Responses API (_chat/hosted/)
+            return await hosted.request(chat, tools, stream=stream)
         if tools:
             kwargs["tools"] = tools
         mark_breakpoints(kwargs, chat._provider_model(), chat.prompt_cache)

@@ -49,7 +49,7 @@ from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 if TYPE_CHECKING:
     import mcp
 
-    from mcp_litellm._client.handler_specs import ElicitationSettings, SamplingSettings
+    from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
     from mcp_litellm._client.handler_types import (
         ApprovalHandlerArg,
         ElicitationArg,
@@ -268,6 +268,13 @@ class Client(CatalogMixin):
         """
         self._features.on_human_in_the_loop(handler, options)
         return self
+
+    @property
+    def approval_handler(self) -> HandlerSpec | None:
+        """The tool-call approval handler this client asks (set by :meth:`on_human_in_the_loop`, the option, or
+        taken from ``ml.config`` when the client was made), or ``None``: what a chat's hosted server asks too."""
+        spec: HandlerSpec | None = self._features.approval_spec
+        return spec
 
     def off_sampling(self) -> Client:
         """Turn sampling off (undoes :meth:`on_sampling` and the ``sampling`` option).

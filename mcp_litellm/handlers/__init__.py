@@ -6,11 +6,15 @@
 
 Plain functions (sync or async) work wherever a handler class does. Deferred decisions complete
 through :class:`ElicitationRegistry` and :class:`HumanInTheLoopRegistry` from any thread.
+
+Internal (not in ``__all__``, not public API): ``decide_tool_call(spec, tool, arguments, server)``, the one way
+to ask an approval handler about a call, for callers outside a client (a chat's hosted MCP servers).
 """
 
 from mcp_litellm._client.features import install_features
 from mcp_litellm._core.public import show_as_public as _show_as_public
 from mcp_litellm.handlers._approval import HumanInTheLoopHandler
+from mcp_litellm.handlers._approval import decide_tool_call as decide_tool_call
 from mcp_litellm.handlers._base import (
     Decision,
     Handler,

@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 from contextlib import aclosing
 
+import httpx
+import litellm
+import openai
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.test_responses_api import LLM, answer_responses, text
+from tests.chat.test_responses_api import BASE, LLM, answer_responses, events, text
 from tests.scripted_llm.respx_mock import litellm_respx
 
 EXCLUDED = ["crash", "ask_*"]
@@ -210,3 +213,113 @@ def test_bad_servers_models_and_settings_are_refused_with_what_to_do(files, make
     with pytest.raises(ml.ConfigError, match=r"\['crash'\].*withhold"):
         chat.ask("hi")
     assert chat.messages == []  # the question was rolled back: it can be asked again
+
+
+# -- one loop: rounds, errors and the approval rule, the same as the chat path's (issue 33, defect 6) ---------
+
+
+def test_provider_approvals_and_own_tool_calls_count_as_rounds_of_one_limit(scripted, files):
+    """``max_tool_rounds`` counts rounds of calls on both paths: a round of approvals is a round, as a round of
+    the chat's own tool calls is (the hosted path used to count its requests apart, per step)."""
+    files.on_human_in_the_loop(lambda tool_name, parameters: True)
+    own_call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add",
+                "arguments": json.dumps({"a": 1, "b": 1}), "status": "completed"}
+    outputs = [[approval_request("mcpr_1", "add", {"a": 1, "b": 1})],
+               [mcp_call("mcp_1", "add", {"a": 1, "b": 1}, output="2", approval="mcpr_1"), own_call],
+               [text("Two, twice.")]]
+    requests, _ = scripted([list(o) for o in outputs])
+    chat = ml.Chat("openai/gpt-4o", max_tool_rounds=1, **LLM).with_tools(files.tool("add")).with_hosted_mcp(files)
+    with pytest.raises(ml.ToolLoopLimitError) as stopped:
+        chat.ask("1+1, twice")
+    assert stopped.value.rounds == 1 and len(requests) == 2  # the approvals were round 1; the own call not run
+    assert chat.messages[-1] == {"role": "tool", "tool_call_id": "call_1",
+                                 "content": "Error: not run: the chat stopped after max_tool_rounds=1 rounds."}
+    requests.clear()
+    scripted([list(o) for o in outputs])
+    chat = ml.Chat("openai/gpt-4o", max_tool_rounds=2, **LLM).with_tools(files.tool("add")).with_hosted_mcp(files)
+    reply = chat.ask("1+1, twice")
+    assert reply.content == "Two, twice." and len(requests) == 3 and chat.usage.requests == 3
+
+
+async def test_endless_approvals_are_refused_at_the_round_limit_without_asking_again(scripted, files):
+    asked = []
+    files.on_human_in_the_loop(lambda tool_name, parameters: asked.append(tool_name) or True)
+    requests, _ = scripted([[approval_request("mcpr_1", "add", {"a": 1, "b": 1})],
+                            [approval_request("mcpr_2", "add", {"a": 1, "b": 1})]])
+    chat = ml.Chat("openai/gpt-4o", max_tool_rounds=1, **LLM).with_hosted_mcp(files)
+    with pytest.raises(ml.ToolLoopLimitError):
+        await chat.aask("1+1")
+    assert asked == ["add"] and len(requests) == 2  # the second request is over the limit: refused unasked
+    last = [m for m in chat.messages if m.get("mcp_items")][-1]["mcp_items"][-1]
+    assert last == {"type": "mcp_approval_response", "approval_request_id": "mcpr_2", "approve": False,
+                    "reason": "not run: the chat stopped after max_tool_rounds=1 rounds."}
+    assert chat.messages[-1]["content"] == "Error: not run: the chat stopped after max_tool_rounds=1 rounds."
+
+
+FAILED = {"id": "resp_f", "object": "response", "created_at": 1, "model": "gpt-4o", "status": "failed",
+          "output": [], "error": {"code": "server_error", "message": "the provider broke"}}
+
+
+@pytest.mark.parametrize("hosted", [False, True], ids=["chat path", "hosted path"])
+def test_a_failed_provider_answer_raises_litellms_exception_on_both_paths(hosted):
+    """A failed Responses answer raises LiteLLM's exception, explained, with the question taken back, whether
+    or not the chat has hosted servers (the hosted path gave an empty answer)."""
+    with litellm_respx() as router:
+        router.post(f"{BASE}/responses").mock(return_value=httpx.Response(200, json=FAILED))
+        chat = ml.Chat("openai/gpt-4o", api="responses", **LLM)
+        if hosted:
+            chat.with_hosted_mcp("https://docs.example.com/mcp", require_approval="never")
+        with pytest.raises(litellm.APIConnectionError, match="the provider broke") as failed:
+            chat.ask("hi")
+    assert not isinstance(failed.value, ml.MCPLiteLLMError)
+    assert str(failed.value).startswith("model request to 'openai/") and BASE in str(failed.value)
+    assert chat.messages == []
+
+
+@pytest.mark.parametrize("hosted", [False, True], ids=["chat path", "hosted path"])
+async def test_a_cut_provider_stream_raises_litellms_exception_on_both_paths(hosted):
+    whole = events([text("Hello there")])
+    cut = whole[:whole.index(b"event: response.completed")]
+    with litellm_respx() as router:
+        router.post(f"{BASE}/responses").mock(
+            return_value=httpx.Response(200, content=cut, headers={"content-type": "text/event-stream"}))
+        chat = ml.Chat("openai/gpt-4o", api="responses", **LLM)
+        if hosted:
+            chat.with_hosted_mcp("https://docs.example.com/mcp", require_approval="never")
+        with pytest.raises(openai.APIError, match="closed the responses stream") as failed:
+            _ = [chunk async for chunk in chat.astream("hi")]
+    assert type(failed.value).__module__ == "litellm.exceptions"
+
+
+async def test_a_server_given_by_url_keeps_the_approval_rule_ml_config_had_when_it_was_added(scripted):
+    """As a client takes ``ml.config``'s approval handler when it is made, a server given by URL takes it when
+    ``with_hosted_mcp`` is called (it was read again at every request)."""
+    asked = []
+    ml.configure(human_in_the_loop=lambda tool_name, parameters: asked.append(tool_name) or True)
+    try:
+        chat = ml.Chat("openai/gpt-4o", **LLM).with_hosted_mcp("https://docs.example.com/mcp", label="docs")
+        ml.config.reset()  # a later change of the defaults does not reach the chat's server
+        later = ml.Chat("openai/gpt-4o", **LLM).with_hosted_mcp("https://docs.example.com/mcp", label="docs")
+        ml.configure(human_in_the_loop=lambda tool_name, parameters: asked.append("later") or True)
+        requests, _ = scripted([[approval_request("mcpr_1", "search", {"q": "x"}, label="docs")], [text("Found.")],
+                                [approval_request("mcpr_2", "search", {"q": "y"}, label="docs")], [text("No.")]])
+        assert (await chat.aask("search x")).content == "Found."
+        assert (await later.aask("search y")).content == "No."
+    finally:
+        ml.config.reset()
+    assert [r["tools"][0]["require_approval"] for r in requests[::2]] == ["always", "never"]
+    assert asked == ["search"]
+    answers = [i for r in requests[1::2] for i in r["input"] if i["type"] == "mcp_approval_response"]
+    assert [a["approve"] for a in answers] == [True, False] and "no approval handler" in answers[1]["reason"]
+
+
+def test_a_client_says_which_approval_handler_it_asks(make_client):
+    """``Client.approval_handler``: what a chat's hosted server asks for that client's calls (no private reach)."""
+    client = make_client("memory")
+    assert client.approval_handler is None
+
+    def approve(tool_name, parameters):
+        return True
+
+    assert client.on_human_in_the_loop(approve).approval_handler.handler is approve
+    assert client.off_human_in_the_loop().approval_handler is None
