@@ -172,19 +172,28 @@ def accept_as_offered(elicitation: ml.handlers.Elicitation) -> bool:
     return True
 
 
-def run(scenario: str, url: str, context: Mapping[str, str]) -> None:
+def run(scenario: str, url: str, context: Mapping[str, Any]) -> None:
+    """Connect as a user's program would, then make the calls the scenario asks for: those its context lists
+    (``toolCalls``), else every tool the server offers (``add_numbers`` with two numbers; ``json_schema_echo``
+    with the input schema of the other tool, as the client received it), each once."""
     config = server_config(scenario, url, context)
     with ml.client("conformance", "streamable", config, elicitation=accept_as_offered) as client:
         if client.capabilities.tools is None:  # the initialize scenario's server offers nothing
             return
         tools = client.tools()
-        if not tools:
+        calls = context.get("toolCalls")
+        if isinstance(calls, list):
+            for call in calls:
+                client.execute_tool(call["name"], call.get("arguments") or {})
             return
-        names = [tool.name for tool in tools]
-        result = (client.execute_tool("add_numbers", {"a": 5, "b": 3}) if "add_numbers" in names
-                  else client.execute_tool(names[0], {}))
-        if result.is_error:
-            raise RuntimeError(f"tool {result.tool_name!r} answered an error: {result.text}")
+        others = [tool for tool in tools if tool.name != "json_schema_echo"]
+        for tool in others:
+            arguments = {"a": 5, "b": 3} if tool.name == "add_numbers" else {}
+            result = client.execute_tool(tool.name, arguments)
+            if result.is_error and tool.name == "add_numbers":
+                raise RuntimeError(f"tool {result.tool_name!r} answered an error: {result.text}")
+        if len(others) < len(tools) and others:
+            client.execute_tool("json_schema_echo", {"schema": others[0].input_schema})
 
 
 def main(argv: list[str]) -> int:
