@@ -41,7 +41,13 @@ from mcp.client.auth.extensions.client_credentials import (
     SignedJWTParameters,
 )
 from mcp.client.auth.utils import union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken, TokenEndpointAuthMethod
+from mcp.shared.auth import (
+    JWT_BEARER_GRANT_TYPE,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+    TokenEndpointAuthMethod,
+)
 from pydantic import AnyUrl
 
 from mcp_litellm._core.errors import AuthError
@@ -336,7 +342,7 @@ class _Guarded(OAuthClientProvider):
             kind = "new registration"
         supported = metadata.token_endpoint_auth_methods_supported if metadata is not None else None
         method = self._auth_method or (info.token_endpoint_auth_method if info is not None else None)
-        return Client(kind, client_id, method, tuple(supported or ()))
+        return Client(kind, client_id, method, tuple(supported or ()), settings.grant)
 
     def _failure(self, exc: BaseException) -> AuthError:
         text = describe_failure(exc, self._client())
@@ -527,7 +533,17 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
     provider: _Guarded
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "issuer will be required in 3.0": we find it by discovery
-        if settings.grant == "client_credentials":
+        if settings.grant in ("jwt_bearer", "id_jag"):
+            from mcp_litellm._transports.oauth.grants import AssertionGrant
+
+            assert settings.client_id
+            provider = AssertionGrant(url, store, settings.client_id, settings.client_secret or "",
+                                      scope=settings.scope, issuer=settings.issuer)
+            provider._fixed_client_info = provider._fixed_client_info.model_copy(update={
+                "client_secret": settings.client_secret, "grant_types": [JWT_BEARER_GRANT_TYPE],
+                "token_endpoint_auth_method": settings.token_endpoint_auth_method or (
+                    None if settings.client_secret else "none")})
+        elif settings.grant == "client_credentials":
             assert settings.client_id and settings.client_secret
             provider = _ClientCredentials(url, store, settings.client_id, settings.client_secret, scope=settings.scope,
                                           issuer=settings.issuer)
@@ -557,5 +573,6 @@ def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str 
     if validate is not None:
         set_resource_validator(provider, validate)
     provider._guard(shown, settings, store)
-    remember_secrets((settings.client_secret,))
+    remember_secrets((settings.client_secret, settings.idp_client_secret,
+                      *(value for value in (settings.assertion, settings.id_token) if isinstance(value, str))))
     return provider
