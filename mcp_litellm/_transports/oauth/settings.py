@@ -374,8 +374,9 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
     _check_auth_method(settings)
     if settings.holds_credentials and settings.issuer is None:
         raise OAuthProblem("oauth.issuer", "is required with a client secret or private key (or an assertion "
-                                           "grant), which are sent only to that authorization server: set it to the issuer URL your credentials "
-                                           "belong to (for a server that is its own authorization server, its "
+                                           "grant), which are sent only to that authorization server: set it to "
+                                           "the issuer URL your credentials belong to (for a server that is its "
+                                           "own authorization server, its "
                                            "origin, such as https://mcp.example.com)")
     return settings
 
