@@ -326,6 +326,12 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
     dpop = raw.get("dpop", False)
     if not isinstance(dpop, bool):
         raise OAuthProblem("oauth.dpop", f"must be true or false, got {type(dpop).__name__}")
+    if dpop:
+        from mcp_litellm._transports.oauth.dpop import needs_cryptography
+
+        missing = needs_cryptography()
+        if missing is not None:
+            raise OAuthProblem("oauth.dpop", missing)
     idp_token_endpoint = _string("idp_token_endpoint", raw.get("idp_token_endpoint"))
     if idp_token_endpoint is not None:
         parts = urlsplit(idp_token_endpoint)
