@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 import httpx2
 
 from mcp_litellm._core.redact import remember_secrets
-from mcp_litellm._transports.endpoint_policy import origin
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ec import EllipticCurvePrivateKey
@@ -111,6 +110,10 @@ class DPoPKey:
         return proof
 
 
+def _endpoint(request: httpx2.Request) -> str:
+    return str(request.url.copy_with(query=None, fragment=None))
+
+
 def _is_nonce_challenge(response: httpx2.Response, body: Mapping[str, object] | None) -> bool:
     if not response.headers.get("DPoP-Nonce"):
         return False
@@ -135,14 +138,14 @@ class DPoPSigner:
     def __init__(self, key: DPoPKey | None = None) -> None:
         self.key = key or DPoPKey.generate()
         self.bound = True  # until an authorization server answers a proof with a Bearer token
-        self._nonces: dict[tuple[str, str], str] = {}  # by origin
+        self._nonces: dict[str, str] = {}  # by endpoint: the token endpoint's and the MCP server's are apart
 
     def __repr__(self) -> str:
         return f"DPoPSigner({self.key!r})"
 
     def sign_token_request(self, request: httpx2.Request) -> httpx2.Request:
         request.headers["DPoP"] = self.key.proof(request.method, str(request.url),
-                                                 nonce=self._nonces.get(origin(str(request.url))))
+                                                 nonce=self._nonces.get(_endpoint(request)))
         return request
 
     def sign_resource_request(self, request: httpx2.Request) -> httpx2.Request:
@@ -153,7 +156,7 @@ class DPoPSigner:
             return request
         request.headers["Authorization"] = f"DPoP {token}"
         request.headers["DPoP"] = self.key.proof(request.method, str(request.url), access_token=token,
-                                                 nonce=self._nonces.get(origin(str(request.url))))
+                                                 nonce=self._nonces.get(_endpoint(request)))
         return request
 
     async def challenged(self, request: httpx2.Request, response: httpx2.Response) -> bool:
@@ -161,7 +164,7 @@ class DPoPSigner:
         nonce = response.headers.get("DPoP-Nonce")
         if not nonce or "DPoP" not in request.headers:
             return False
-        key = origin(str(request.url))
+        key = _endpoint(request)
         fresh = self._nonces.get(key) != nonce
         self._nonces[key] = nonce
         body = await _json_body(response) if response.status_code == 400 else None

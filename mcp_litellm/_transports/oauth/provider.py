@@ -171,9 +171,12 @@ class _Guarded(OAuthClientProvider):
     async def _initialize(self) -> None:
         await super()._initialize()
         store = self._store
-        if self._settings.dpop:
+        if self._settings.dpop:  # the key stored with the tokens; the nonces servers gave, kept
             stored = DPoPKey.from_record(store.dpop_key()) if isinstance(store, TokenStore) else None
-            self._dpop = DPoPSigner(stored)
+            if self._dpop is None:
+                self._dpop = DPoPSigner(stored)
+            elif stored is not None:
+                self._dpop.key = stored
         tokens = self.context.current_tokens
         if isinstance(store, TokenStore) and tokens is not None:
             self.context.token_expiry_time = store.expires_at()
