@@ -236,3 +236,11 @@ def test_two_worker_processes_share_dpop_bound_tokens_and_their_key_through_redi
     assert [e for e in front.log if "refused" in e or "bad proof" in e] == []  # every proof by the bound key
     assert front.log.count("token:authorization_code:dpop") == 1
     assert server.grants().count("refresh_token:reused") == 0
+
+
+def test_an_id_token_callable_taking_an_argument_is_given_the_connections_user(
+        enterprise: tuple[OAuthServer, Enterprise]) -> None:
+    server, front = enterprise
+    front.id_tokens = {"idt-dee": "dee"}
+    with client(server, user="dee", **id_jag(server, lambda user: f"idt-{user}")) as c:
+        assert whoami(c) == "dee"

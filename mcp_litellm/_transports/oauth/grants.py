@@ -17,7 +17,9 @@ surfaced as it is, never retried with the same assertion nor replaced by another
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -38,8 +40,18 @@ ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 IDP_TIMEOUT = 30.0
 
 
-async def read_token(source: TokenSource | None, path: str | None, key: str, label: str) -> str:
-    """The current token of ``source`` (as given, or what its callable returns now) or of the file at ``path``."""
+def _takes_argument(function: Callable[..., object]) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+
+
+async def read_token(source: TokenSource | None, path: str | None, key: str, label: str, *,
+                     user: str | None = None) -> str:
+    """The current token of ``source`` (as given, or what its callable returns now: called with ``user``, the
+    app's user of this connection, when it takes an argument) or of the file at ``path``."""
     if path is not None:
         try:
             text = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
@@ -49,8 +61,10 @@ async def read_token(source: TokenSource | None, path: str | None, key: str, lab
                             "check that the platform mounted the workload token there", http_status=None) from None
         value: object = text.strip()
     elif callable(source):
+        function: Callable[..., object] = source
+        call: Callable[[], object] = functools.partial(function, user) if _takes_argument(function) else function
         try:
-            value = source() if inspect.iscoroutinefunction(source) else await asyncio.to_thread(source)
+            value = call() if inspect.iscoroutinefunction(source) else await asyncio.to_thread(call)
             if inspect.isawaitable(value):
                 value = await value
         except AuthError:
@@ -70,7 +84,7 @@ async def read_token(source: TokenSource | None, path: str | None, key: str, lab
 async def exchange_id_token(settings: OAuthSettings, audience: str, resource: str, label: str) -> str:
     """RFC 8693 at the enterprise IdP: the user's ID token for an ID-JAG naming ``audience`` and ``resource``."""
     assert settings.idp_token_endpoint is not None and settings.idp_client_id is not None
-    id_token = await read_token(settings.id_token, None, "oauth.id_token", label)
+    id_token = await read_token(settings.id_token, None, "oauth.id_token", label, user=settings.user)
     form = {"grant_type": TOKEN_EXCHANGE, "requested_token_type": ID_JAG, "subject_token": id_token,
             "subject_token_type": ID_TOKEN, "audience": audience, "resource": resource,
             "client_id": settings.idp_client_id}

@@ -35,8 +35,10 @@ _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _STORAGE_METHODS = ("get_tokens", "set_tokens", "get_client_info", "set_client_info")
 
 
-TokenSource = str | Callable[[], str] | Callable[[], Awaitable[str]]
-"""A token given as it is, or a callable (sync or async) called whenever a new access token is needed."""
+TokenSource = (str | Callable[[], str] | Callable[[], Awaitable[str]] | Callable[[str | None], str]
+               | Callable[[str | None], Awaitable[str]])
+"""A token given as it is, or a callable (sync or async) called whenever a new access token is needed; one that
+takes an argument is given the app's user of the connection (``oauth.user``, set by ``ClientPool``)."""
 
 
 class OAuthProblem(ValueError):
