@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 from urllib.parse import urlsplit
 
 import httpx2
@@ -28,7 +28,7 @@ from mcp_litellm._transports.oauth.user_agent import CALLBACK_PATH, UserAgent, f
 __all__ = ["oauth_auth", "token_store"]
 
 
-def token_store(url: str, settings: OAuthSettings, *, label: str | None = None) -> Any:
+def token_store(url: str, settings: OAuthSettings, *, label: str | None = None) -> TokenStore | TokenStorage:
     """The token storage ``settings`` name for the server at ``url``: a :class:`TokenStore` for
     ``"disk"``, ``"memory"``, a directory or a ``redis://`` URL (under ``settings.user`` when set, encrypted
     with ``settings.token_key`` or ``$MCP_LITELLM_TOKEN_KEY`` when either is set), else the user's own
@@ -47,7 +47,7 @@ def token_store(url: str, settings: OAuthSettings, *, label: str | None = None) 
     return TokenStore(url, directory, server=shown, user=user, sealer=sealer)
 
 
-def _same_origin(transport: str) -> Callable[[str, str | None], Any]:
+def _same_origin(transport: str) -> Callable[[str, str | None], Awaitable[None]]:
     """Resource check for SSE: the SSE endpoint (``/sse``) rarely is the advertised resource
     (often ``/mcp`` on the same server), so a resource on the same origin is accepted."""
 

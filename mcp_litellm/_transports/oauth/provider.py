@@ -27,10 +27,9 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import Any
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth import OAuthClientProvider, TokenStorage
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
@@ -80,7 +79,7 @@ class _FlowErrorToDebug(logging.Filter):
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowErrorToDebug())
 
 
-def is_oauth(auth: Any) -> bool:
+def is_oauth(auth: object) -> bool:
     """True for an ``httpx2.Auth`` built by :func:`oauth_auth`."""
     return isinstance(auth, _Guarded)
 
@@ -124,7 +123,7 @@ class _Guarded(OAuthClientProvider):
 
     _label: str
     _settings: OAuthSettings
-    _store: Any
+    _store: TokenStorage
     _refresh_failed: bool
     _step_up: bool
     _legacy_issuer: str | None
@@ -135,7 +134,7 @@ class _Guarded(OAuthClientProvider):
     _guessed_for: OAuthClientInformationFull | None
     _dpop: DPoPSigner | None
 
-    def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
+    def _guard(self, label: str, settings: OAuthSettings, store: TokenStorage) -> None:
         self._label = label
         self._settings = settings
         self._store = store

@@ -12,8 +12,11 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from mcp.client.auth import TokenStorage
 
 __all__ = ["ASSERTION_GRANTS", "AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "TokenSource",
            "oauth_settings", "takes_user"]
@@ -63,9 +66,9 @@ class OAuthSettings:
     grant: str = "authorization_code"
     private_key: str | None = None
     signing_algorithm: str = "RS256"
-    storage: Any = "disk"
+    storage: str | TokenStorage = "disk"
     timeout: float = 300.0
-    authorize: Callable[..., Any] | None = None
+    authorize: Callable[..., object] | None = None
     issuer: str | None = None
     allow_http: bool = False
     token_key: str | None = None
@@ -108,7 +111,7 @@ class OAuthSettings:
         return " ".join(self.scopes) if self.scopes else None
 
 
-def takes_user(authorize: Callable[..., Any]) -> bool:
+def takes_user(authorize: Callable[..., object]) -> bool:
     """True for an ``authorize`` callable that takes two arguments: it is called as ``authorize(url, user)``."""
     import inspect
 
@@ -120,7 +123,7 @@ def takes_user(authorize: Callable[..., Any]) -> bool:
     return len(positional) >= 2
 
 
-def _string(key: str, value: Any) -> str | None:
+def _string(key: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
@@ -128,7 +131,7 @@ def _string(key: str, value: Any) -> str | None:
     return value.strip()
 
 
-def _scopes(value: Any) -> tuple[str, ...] | None:
+def _scopes(value: object) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -139,7 +142,7 @@ def _scopes(value: Any) -> tuple[str, ...] | None:
                                        f"got {type(value).__name__}")
 
 
-def _redirect_uri(value: Any, *, custom_agent: bool) -> str | None:
+def _redirect_uri(value: object, *, custom_agent: bool) -> str | None:
     uri = _string("redirect_uri", value)
     if uri is None:
         return None
@@ -159,7 +162,7 @@ def _redirect_uri(value: Any, *, custom_agent: bool) -> str | None:
     return uri
 
 
-def _storage(value: Any) -> Any:
+def _storage(value: object) -> str | TokenStorage:
     if value is None:
         return "disk"
     if isinstance(value, os.PathLike):
@@ -178,7 +181,7 @@ def _storage(value: Any) -> Any:
         raise OAuthProblem("oauth.storage", f"must be 'disk', 'memory', a directory path or an object implementing "
                                             f"mcp.client.auth.TokenStorage; a {type(value).__name__} lacks "
                                             f"{', '.join(missing)}")
-    return value
+    return cast("TokenStorage", value)  # it has the protocol's four methods
 
 
 def _redis_url(url: str) -> str:
@@ -193,7 +196,7 @@ def _redis_url(url: str) -> str:
     return url
 
 
-def _token_key(value: Any) -> str | None:
+def _token_key(value: object) -> str | None:
     key = _string("token_key", value)
     if key is None:
         return None
@@ -206,7 +209,7 @@ def _token_key(value: Any) -> str | None:
     return key
 
 
-def _private_key(value: Any) -> str | None:
+def _private_key(value: object) -> str | None:
     key = _string("private_key", value)
     if key is None or "-----BEGIN" in key:
         return key
