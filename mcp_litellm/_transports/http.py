@@ -221,7 +221,7 @@ class _HttpTransport(Transport):
         settings = oauth_settings(self.config)
         if settings is None:
             return None
-        from mcp_litellm._transports.oauth.provider import oauth_auth
+        from mcp_litellm._transports.oauth.factory import oauth_auth
 
         return oauth_auth(self.config["url"], settings, transport=self.name, server=self.options.server)
 

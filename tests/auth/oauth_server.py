@@ -294,7 +294,7 @@ class OAuthServer:
 
     def __init__(self, *, issuer_port: int | None = None, legacy: bool = False,
                  provider: Provider | None = None, auth_methods: tuple[str, ...] | None = None,
-                 hide_registered_method: bool = False) -> None:
+                 hide_registered_method: bool = False, front: Callable[[OAuthServer, Any], Any] | None = None) -> None:
         """``issuer_port``: advertise an authorization server on that port (nothing listens there).
         ``legacy``: a 2025-03-26 server: no protected-resource metadata, and authorization server metadata
         at the origin naming the issuer ``<origin>/oauth``, whose endpoints live under /oauth.
@@ -304,7 +304,9 @@ class OAuthServer:
         ``hide_registered_method``: dynamic registration ignores the method asked for (so issues a secret
         for ``client_secret_post``) and leaves ``token_endpoint_auth_method`` out of its answer.
         ``refuse_token`` (an attribute): ``(form, headers) -> reason or None``; a reason refuses the token
-        request with 401 ``invalid_client``."""
+        request with 401 ``invalid_client``.
+        ``front``: ``(server, app) -> app``, an ASGI layer put in front (tests/auth/enterprise_server.py); kept as
+        ``.front``."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
@@ -357,7 +359,9 @@ class OAuthServer:
             paths = ("/authorize", "/token", "/register")
             endpoints = [r for r in app.router.routes if getattr(r, "path", "") in paths]
             app.router.routes.append(Mount("/oauth", routes=endpoints))
-        self._served = UvicornThread(_TokenFront(app, self), self.port, log_level="warning", lifespan="on")
+        served: Any = _TokenFront(app, self)
+        self.front = front(self, served) if front is not None else None
+        self._served = UvicornThread(self.front or served, self.port, log_level="warning", lifespan="on")
 
     def start(self) -> OAuthServer:
         self._served.start(timeout=20)

@@ -388,7 +388,7 @@ def test_authorization_server_on_another_origin_is_still_refused_on_the_legacy_p
     server = OAuthServer(legacy=True).start()
     try:
         provider: Any = None
-        from mcp_litellm._transports.oauth.provider import oauth_auth
+        from mcp_litellm._transports.oauth.factory import oauth_auth
         from mcp_litellm._transports.oauth.settings import oauth_settings
 
         settings = oauth_settings({"auth": "oauth"})

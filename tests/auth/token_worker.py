@@ -1,10 +1,11 @@
 """One worker process of a web app, for the shared-token tests: connects to the OAuth test server with tokens
 stored in Redis, says ``ready``, waits for a go file, calls ``add`` and prints the result.
 
-    python tests/auth/token_worker.py URL REDIS_URL GO_FILE [--authorize]
+    python tests/auth/token_worker.py URL REDIS_URL GO_FILE [--authorize] [--dpop]
 
 Without ``--authorize`` the worker may not ask a person: it must find usable tokens in Redis (stored, or
-refreshed, by another worker); an authorization it would start fails it.
+refreshed, by another worker); an authorization it would start fails it. ``--dpop``: with ``oauth.dpop`` (the
+key the tokens are bound to is in Redis with them).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def refuse(url: str) -> str:
 def main() -> int:
     url, redis_url, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     authorize = follow if "--authorize" in sys.argv else refuse
-    config = {"url": url, "oauth": {"storage": redis_url, "authorize": authorize}}
+    config = {"url": url, "oauth": {"storage": redis_url, "authorize": authorize, "dpop": "--dpop" in sys.argv}}
     with ml.Client("notes", "streamable", config, request_timeout=30) as client:
         print("ready", flush=True)
         deadline = time.monotonic() + 60

@@ -15,7 +15,6 @@ completed and 1 when the library raised (some auth scenarios expect the client t
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -33,7 +32,9 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 # Scenarios whose context carries credentials for a grant other than the authorization code.
 CLIENT_CREDENTIALS = "auth/client-credentials-basic"
 PRIVATE_KEY_JWT = "auth/client-credentials-jwt"
-CROSS_APP_ACCESS = "auth/cross-app-access-complete-flow"
+ENTERPRISE = "auth/enterprise-managed-authorization"
+WORKLOAD = "auth/wif-jwt-bearer"
+DPOP = ("auth/dpop", "auth/dpop-nonce")
 
 HTTP_TIMEOUT = 10.0
 
@@ -77,40 +78,6 @@ def _post_form(url: str, form: Mapping[str, str]) -> dict[str, Any]:
     return data
 
 
-def cross_app_access(url: str, context: Mapping[str, str]) -> Any:
-    """SEP-990 (Enterprise-Managed Authorization) through the ``auth`` key, which takes any ``httpx2.Auth``:
-    the SDK's ``IdentityAssertionOAuthProvider``, fed an ID-JAG that the enterprise IdP issues for the
-    user's ID token (RFC 8693 token exchange). The provider needs the authorization server's issuer up
-    front, so discover it from the protected resource metadata first."""
-    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
-
-
-    issuer = discovered_issuer(url)
-
-    async def id_jag(audience: str, resource_url: str) -> str:
-        form = {
-            "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
-            "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
-            "subject_token": context["idp_id_token"],
-            "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
-            "audience": audience,
-            "resource": resource_url,
-            "client_id": context["idp_client_id"],
-        }
-        answer = await asyncio.to_thread(_post_form, context["idp_token_endpoint"], form)
-        return str(answer["access_token"])
-
-    return IdentityAssertionOAuthProvider(
-        server_url=url,
-        storage=_MemoryStorage(),
-        client_id=context["client_id"],
-        client_secret=context["client_secret"],
-        issuer=issuer,
-        assertion_provider=id_jag,
-        token_endpoint_auth_method="client_secret_basic",
-    )
-
-
 def discovered_issuer(url: str) -> str:
     """The issuer of the MCP server's authorization server, from its protected resource metadata: what a user
     with a client secret or key configures as ``oauth.issuer`` (credentials go to no other origin)."""
@@ -121,36 +88,19 @@ def discovered_issuer(url: str) -> str:
     return str(_get_json(f"{server}/.well-known/oauth-authorization-server")["issuer"])
 
 
-class _MemoryStorage:
-    """The SDK's ``TokenStorage`` protocol, in memory (for the ``auth`` provider above)."""
-
-    def __init__(self) -> None:
-        self.tokens: Any = None
-        self.client_info: Any = None
-
-    async def get_tokens(self) -> Any:
-        return self.tokens
-
-    async def set_tokens(self, tokens: Any) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> Any:
-        return self.client_info
-
-    async def set_client_info(self, client_info: Any) -> None:
-        self.client_info = client_info
-
-
-def server_config(scenario: str, url: str, context: Mapping[str, str]) -> dict[str, Any]:
+def server_config(scenario: str, url: str, context: Mapping[str, Any]) -> dict[str, Any]:
     """The ``streamable`` transport's config for ``scenario``: the URL, and for ``auth/*`` the OAuth settings."""
     config: dict[str, Any] = {"url": url}
     if not scenario.startswith("auth/"):
         return config
-    if scenario == CROSS_APP_ACCESS:
-        config["auth"] = cross_app_access(url, context)
-        return config
     oauth: dict[str, Any] = {"storage": "memory"}
-    if scenario == CLIENT_CREDENTIALS:
+    if scenario == ENTERPRISE:  # SEP-990: the user's ID token, exchanged at the IdP for an ID-JAG
+        oauth.update(grant="id_jag", id_token=context["idp_id_token"], idp_token_endpoint=context["idp_token_endpoint"],
+                     idp_client_id=context["idp_client_id"], client_id=context["client_id"],
+                     client_secret=context["client_secret"])
+    elif scenario == WORKLOAD:  # SEP-1933: the workload's own JWT
+        oauth.update(grant="jwt_bearer", assertion=context["valid_jwt"], client_id=context["client_id"])
+    elif scenario == CLIENT_CREDENTIALS:
         oauth.update(grant="client_credentials", client_id=context["client_id"], client_secret=context["client_secret"])
     elif scenario == PRIVATE_KEY_JWT:
         oauth.update(grant="private_key_jwt", client_id=context["client_id"], private_key=context["private_key_pem"])
@@ -160,7 +110,9 @@ def server_config(scenario: str, url: str, context: Mapping[str, str]) -> dict[s
         oauth.update(authorize=authorize, client_metadata_url=CLIENT_METADATA_URL)
         if "client_id" in context:  # auth/pre-registration
             oauth.update(client_id=context["client_id"], client_secret=context["client_secret"])
-    if "client_secret" in oauth or "private_key" in oauth:
+    if scenario in DPOP:  # SEP-1932: tokens bound to a key of the client's, a proof on every request
+        oauth["dpop"] = True
+    if "client_secret" in oauth or "private_key" in oauth or oauth.get("grant") in ("id_jag", "jwt_bearer"):
         oauth["issuer"] = discovered_issuer(url)
     config["oauth"] = oauth
     return config
@@ -172,19 +124,28 @@ def accept_as_offered(elicitation: ml.handlers.Elicitation) -> bool:
     return True
 
 
-def run(scenario: str, url: str, context: Mapping[str, str]) -> None:
+def run(scenario: str, url: str, context: Mapping[str, Any]) -> None:
+    """Connect as a user's program would, then make the calls the scenario asks for: those its context lists
+    (``toolCalls``), else every tool the server offers (``add_numbers`` with two numbers; ``json_schema_echo``
+    with the input schema of the other tool, as the client received it), each once."""
     config = server_config(scenario, url, context)
     with ml.client("conformance", "streamable", config, elicitation=accept_as_offered) as client:
         if client.capabilities.tools is None:  # the initialize scenario's server offers nothing
             return
         tools = client.tools()
-        if not tools:
+        calls = context.get("toolCalls")
+        if isinstance(calls, list):
+            for call in calls:
+                client.execute_tool(call["name"], call.get("arguments") or {})
             return
-        names = [tool.name for tool in tools]
-        result = (client.execute_tool("add_numbers", {"a": 5, "b": 3}) if "add_numbers" in names
-                  else client.execute_tool(names[0], {}))
-        if result.is_error:
-            raise RuntimeError(f"tool {result.tool_name!r} answered an error: {result.text}")
+        others = [tool for tool in tools if tool.name != "json_schema_echo"]
+        for tool in others:
+            arguments = {"a": 5, "b": 3} if tool.name == "add_numbers" else {}
+            result = client.execute_tool(tool.name, arguments)
+            if result.is_error and tool.name == "add_numbers":
+                raise RuntimeError(f"tool {result.tool_name!r} answered an error: {result.text}")
+        if len(others) < len(tools) and others:
+            client.execute_tool("json_schema_echo", {"schema": others[0].input_schema})
 
 
 def main(argv: list[str]) -> int:

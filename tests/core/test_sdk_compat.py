@@ -478,3 +478,6 @@ def test_every_private_sdk_method_our_providers_override_is_listed():
     assert overridden(oauth._Guarded, OAuthClientProvider) == set(compat.OAUTH_PROVIDER_HOOKS)
     assert overridden(oauth._ClientCredentials, ClientCredentialsOAuthProvider) == set(
         compat.CLIENT_CREDENTIALS_HOOKS)
+    from mcp_litellm._transports.oauth.grants import AssertionGrant
+
+    assert overridden(AssertionGrant, ClientCredentialsOAuthProvider) <= set(compat.CLIENT_CREDENTIALS_HOOKS)

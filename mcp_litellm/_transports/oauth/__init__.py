@@ -7,7 +7,8 @@
 - ``revoke``: revoking stored tokens at logout; ``errors``: what a failed flow says.
 """
 
-from mcp_litellm._transports.oauth.provider import is_oauth, oauth_auth, token_store
+from mcp_litellm._transports.oauth.factory import oauth_auth, token_store
+from mcp_litellm._transports.oauth.provider import is_oauth
 from mcp_litellm._transports.oauth.revoke import revoke_stored
 from mcp_litellm._transports.oauth.settings import OAuthProblem, OAuthSettings, oauth_settings
 from mcp_litellm._transports.oauth.storage import TokenStore

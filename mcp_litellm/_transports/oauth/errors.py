@@ -55,6 +55,7 @@ class Client:
     client_id: str | None
     method: str | None
     supported: tuple[str, ...]
+    grant: str = "authorization_code"
 
 
 def _invalid_client(client: Client, said: str) -> str:
@@ -90,6 +91,22 @@ def _invalid_client(client: Client, said: str) -> str:
             "oauth.client_id (and oauth.client_secret)")
 
 
+def refused_assertion(grant: str, code: str | None, said: str, client_id: str | None) -> str:
+    """What a token endpoint's refusal of an assertion grant means, and what to do (for ``describe_failure``)."""
+    what = ("the workload's JWT assertion (grant jwt_bearer)" if grant == "jwt_bearer"
+            else "the identity assertion (ID-JAG) the enterprise IdP issued for the user (grant id_jag)")
+    if code == "invalid_scope":
+        fix = "check oauth.scopes"
+    elif code == "unauthorized_client":
+        fix = f"the client {client_id!r} may not use this grant: ask the authorization server's administrator"
+    elif grant == "jwt_bearer":
+        fix = ("check that oauth.assertion (or oauth.assertion_file) holds a current token whose audience is the "
+               "authorization server (oauth.issuer) and whose issuer that server trusts")
+    else:
+        fix = "check oauth.issuer and that the IdP is trusted by the MCP server's authorization server"
+    return f"the authorization server refused {what}{said}; {fix} (not retried)"
+
+
 def describe_failure(exc: BaseException, client: Client) -> str:
     """What went wrong in an OAuth flow and how to fix it, without quoting secrets."""
     text = str(exc)
@@ -104,6 +121,8 @@ def describe_failure(exc: BaseException, client: Client) -> str:
         said = f" (HTTP {status}{', ' + code if code else ''}{': ' + described if described else ''})" if status else ""
         if code == "invalid_client" or status == 401:
             return _invalid_client(client, said)
+        if client.grant in ("jwt_bearer", "id_jag"):
+            return refused_assertion(client.grant, code, said, client.client_id)
         if code == "invalid_grant":
             return f"the authorization server rejected the authorization code{said}; authorize again"
         if code == "invalid_scope":

@@ -26,42 +26,36 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-import warnings
 from collections.abc import AsyncGenerator, Callable
-from pathlib import Path
-from typing import Any, cast
-from urllib.parse import urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, TokenStorage
-from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
-    SignedJWTParameters,
 )
 from mcp.client.auth.utils import union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken, TokenEndpointAuthMethod
-from pydantic import AnyUrl
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthToken,
+)
 
 from mcp_litellm._core.errors import AuthError
-from mcp_litellm._core.redact import redact_url, remember_secrets
+from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._core.sdk_compat import (
     OAUTH_FLOW_ERROR_LOG,
-    PROTECTED_RESOURCE,
     mismatched_issuer,
     provider_initialized,
-    set_resource_validator,
 )
 from mcp_litellm._transports.endpoint_policy import endpoint_problem, origin
-from mcp_litellm._transports.oauth.backends import sealer_for
+from mcp_litellm._transports.oauth.dpop import DPoPKey, DPoPSigner
 from mcp_litellm._transports.oauth.errors import Client, describe_failure
 from mcp_litellm._transports.oauth.settings import OAuthSettings
-from mcp_litellm._transports.oauth.storage import TokenStore, oauth_directory
-from mcp_litellm._transports.oauth.user_agent import CALLBACK_PATH, NO_BROWSER_ENV, UserAgent, free_port
+from mcp_litellm._transports.oauth.storage import TokenStore
+from mcp_litellm._transports.oauth.user_agent import NO_BROWSER_ENV, UserAgent
 from mcp_litellm._transports.observer import http_observer
 
-__all__ = ["AUTH_FINAL", "NO_BROWSER_ENV", "is_oauth", "oauth_auth", "token_store"]
+__all__ = ["AUTH_FINAL", "NO_BROWSER_ENV", "is_oauth"]
 
 logger = logging.getLogger("mcp_litellm.oauth")
 
@@ -85,7 +79,7 @@ class _FlowErrorToDebug(logging.Filter):
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowErrorToDebug())
 
 
-def is_oauth(auth: Any) -> bool:
+def is_oauth(auth: object) -> bool:
     """True for an ``httpx2.Auth`` built by :func:`oauth_auth`."""
     return isinstance(auth, _Guarded)
 
@@ -129,7 +123,7 @@ class _Guarded(OAuthClientProvider):
 
     _label: str
     _settings: OAuthSettings
-    _store: Any
+    _store: TokenStorage
     _refresh_failed: bool
     _step_up: bool
     _legacy_issuer: str | None
@@ -138,8 +132,9 @@ class _Guarded(OAuthClientProvider):
     _loaded_client_id: str | None
     _auth_method: str | None
     _guessed_for: OAuthClientInformationFull | None
+    _dpop: DPoPSigner | None
 
-    def _guard(self, label: str, settings: OAuthSettings, store: Any) -> None:
+    def _guard(self, label: str, settings: OAuthSettings, store: TokenStorage) -> None:
         self._label = label
         self._settings = settings
         self._store = store
@@ -149,6 +144,7 @@ class _Guarded(OAuthClientProvider):
         self._failure_watchers = []
         self._loaded, self._loaded_client_id = False, None
         self._auth_method = self._guessed_for = None
+        self._dpop = None
 
     def watch_failures(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` whenever a flow fails (the SSE transport ends its session then, since the SDK's
@@ -174,6 +170,12 @@ class _Guarded(OAuthClientProvider):
     async def _initialize(self) -> None:
         await super()._initialize()
         store = self._store
+        if self._settings.dpop:  # the key stored with the tokens; the nonces servers gave, kept
+            stored = DPoPKey.from_record(store.dpop_key()) if isinstance(store, TokenStore) else None
+            if self._dpop is None:
+                self._dpop = DPoPSigner(stored)
+            elif stored is not None:
+                self._dpop.key = stored
         tokens = self.context.current_tokens
         if isinstance(store, TokenStore) and tokens is not None:
             self.context.token_expiry_time = store.expires_at()
@@ -286,6 +288,8 @@ class _Guarded(OAuthClientProvider):
                 and stored.expires_in and time.time() < expires - _refresh_margin(stored.expires_in)):
             context.current_tokens, context.token_expiry_time = stored, expires
             self._remember_secrets()
+            if self._dpop is not None and isinstance(self._store, TokenStore):  # bound to the key stored with them
+                self._dpop.key = DPoPKey.from_record(self._store.dpop_key()) or self._dpop.key
             return True
         return False
 
@@ -336,7 +340,7 @@ class _Guarded(OAuthClientProvider):
             kind = "new registration"
         supported = metadata.token_endpoint_auth_methods_supported if metadata is not None else None
         method = self._auth_method or (info.token_endpoint_auth_method if info is not None else None)
-        return Client(kind, client_id, method, tuple(supported or ()))
+        return Client(kind, client_id, method, tuple(supported or ()), settings.grant)
 
     def _failure(self, exc: BaseException) -> AuthError:
         text = describe_failure(exc, self._client())
@@ -372,6 +376,28 @@ class _Guarded(OAuthClientProvider):
             observer.auth_error = error
         return True
 
+    def _dpop_sign(self, outgoing: httpx2.Request, original: httpx2.Request) -> httpx2.Request:
+        """A fresh DPoP proof on the MCP request and on token requests (with ``oauth.dpop``; see :mod:`.dpop`)."""
+        signer = self._dpop
+        if signer is None:
+            return outgoing
+        if outgoing is original:
+            return signer.sign_resource_request(outgoing)
+        if outgoing.method == "POST" and outgoing.url.copy_with(query=None) == httpx2.URL(self._get_token_endpoint()):
+            return signer.sign_token_request(outgoing)
+        return outgoing
+
+    async def _dpop_answer(self, outgoing: httpx2.Request, response: httpx2.Response,
+                           original: httpx2.Request) -> httpx2.Response:
+        """A token response as the SDK takes it; the key of newly bound tokens stored beside them."""
+        signer = self._dpop
+        if signer is None or outgoing is original or "DPoP" not in outgoing.headers:
+            return response
+        answer = await signer.token_response(response)
+        if answer is not response and isinstance(self._store, TokenStore):
+            await self._store.set_dpop_key(signer.key.record())
+        return answer
+
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         observer = http_observer.get()
         if observer is not None and observer.auth_error is not None:
@@ -397,7 +423,10 @@ class _Guarded(OAuthClientProvider):
                 with contextlib.suppress(StopAsyncIteration):
                     outgoing = await refresh.__anext__()
                 if outgoing is not None:  # None: another client's fresh tokens were in the store
-                    answer = yield outgoing
+                    answer = yield self._dpop_sign(outgoing, request)
+                    if self._dpop is not None and await self._dpop.challenged(outgoing, answer):
+                        answer = yield self._dpop_sign(outgoing, request)  # once, with the nonce asked for
+                    answer = await self._dpop_answer(outgoing, answer, request)
                     with contextlib.suppress(StopAsyncIteration):
                         await refresh.asend(answer)
         except Exception as exc:
@@ -427,7 +456,10 @@ class _Guarded(OAuthClientProvider):
                         if outgoing is not request:
                             self._check_endpoint(outgoing)
                         try:
-                            response = yield outgoing
+                            response = yield self._dpop_sign(outgoing, request)
+                            if self._dpop is not None and await self._dpop.challenged(outgoing, response):
+                                response = yield self._dpop_sign(outgoing, request)  # once, with the nonce asked for
+                            response = await self._dpop_answer(outgoing, response, request)
                         except GeneratorExit:
                             if outgoing is not request:  # a discovery, registration or token request failed
                                 self._record(AuthError(
@@ -482,80 +514,3 @@ class _ClientCredentials(_Guarded, ClientCredentialsOAuthProvider):
 
 class _PrivateKeyJWT(_Guarded, PrivateKeyJWTOAuthProvider):
     pass
-
-
-def token_store(url: str, settings: OAuthSettings, *, label: str | None = None) -> Any:
-    """The token storage ``settings`` name for the server at ``url``: a :class:`TokenStore` for
-    ``"disk"``, ``"memory"``, a directory or a ``redis://`` URL (under ``settings.user`` when set, encrypted
-    with ``settings.token_key`` or ``$MCP_LITELLM_TOKEN_KEY`` when either is set), else the user's own
-    ``TokenStorage`` object."""
-    storage = settings.storage
-    if not isinstance(storage, str):
-        return storage
-    shown = label or url
-    user = settings.user
-    if storage == "memory":
-        return TokenStore(url, None, server=shown, user=user)
-    sealer = sealer_for(settings.token_key)
-    if storage.startswith(("redis://", "rediss://", "unix://")):
-        return TokenStore(url, None, server=shown, user=user, redis=storage, sealer=sealer)
-    directory = oauth_directory() if storage == "disk" else Path(storage)
-    return TokenStore(url, directory, server=shown, user=user, sealer=sealer)
-
-
-def _same_origin(transport: str) -> Callable[[str, str | None], Any]:
-    """Resource check for SSE: the SSE endpoint (``/sse``) rarely is the advertised resource
-    (often ``/mcp`` on the same server), so a resource on the same origin is accepted."""
-
-    async def check(server_url: str, resource: str | None) -> None:
-        if resource is None:
-            return
-        ours, theirs = urlsplit(server_url), urlsplit(resource)
-        if (ours.scheme, ours.netloc.lower()) != (theirs.scheme, theirs.netloc.lower()):
-            raise OAuthFlowError(f"{PROTECTED_RESOURCE} {resource} does not match expected {server_url}")
-
-    return check
-
-
-def oauth_auth(url: str, settings: OAuthSettings, *, transport: str, label: str | None = None,
-               server: str | None = None) -> httpx2.Auth:
-    """The ``httpx2.Auth`` that runs OAuth for the MCP server at ``url`` as ``settings`` say (``server``: the
-    name of the client it serves, shown when a person is asked to authorize)."""
-    shown = redact_url(label or url)  # shown in prompts, errors and the token store: no secrets in it
-    store: TokenStorage = token_store(url, settings, label=shown)
-    validate = _same_origin(transport) if transport == "sse" else None
-    provider: _Guarded
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "issuer will be required in 3.0": we find it by discovery
-        if settings.grant == "client_credentials":
-            assert settings.client_id and settings.client_secret
-            provider = _ClientCredentials(url, store, settings.client_id, settings.client_secret, scope=settings.scope,
-                                          issuer=settings.issuer)
-        elif settings.grant == "private_key_jwt":
-            assert settings.client_id and settings.private_key
-            signer = SignedJWTParameters(issuer=settings.client_id, subject=settings.client_id,
-                                         signing_key=settings.private_key,
-                                         signing_algorithm=settings.signing_algorithm)
-            provider = _PrivateKeyJWT(url, store, settings.client_id, signer.create_assertion_provider(),
-                                      scope=settings.scope, issuer=settings.issuer)
-        else:
-            redirect_uri = settings.redirect_uri or f"http://127.0.0.1:{free_port()}{CALLBACK_PATH}"
-            agent = UserAgent(settings, redirect_uri, shown, server)
-            metadata = OAuthClientMetadata(
-                redirect_uris=[AnyUrl(redirect_uri)],
-                grant_types=["authorization_code", "refresh_token"],
-                response_types=["code"],
-                client_name="mcp-litellm",
-                scope=settings.scope,
-                # a native app with a loopback redirect is a public client (RFC 8252 §8.4): registered without
-                # a secret unless the user asks for a confidential one
-                token_endpoint_auth_method=cast(TokenEndpointAuthMethod, settings.token_endpoint_auth_method or "none"),
-            )
-            provider = _AuthorizationCode(url, metadata, store, agent.redirect, agent.callback,
-                                          client_metadata_url=settings.client_metadata_url,
-                                          validate_resource_url=validate)
-    if validate is not None:
-        set_resource_validator(provider, validate)
-    provider._guard(shown, settings, store)
-    remember_secrets((settings.client_secret,))
-    return provider

@@ -9,25 +9,39 @@ values (a value may be a secret).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-__all__ = ["AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "oauth_settings", "takes_user"]
+if TYPE_CHECKING:
+    from mcp.client.auth import TokenStorage
+
+__all__ = ["ASSERTION_GRANTS", "AUTH_METHODS", "GRANTS", "OAUTH_KEYS", "OAuthProblem", "OAuthSettings", "TokenSource",
+           "oauth_settings", "takes_user"]
 
 OAUTH_KEYS = (
     "client_id", "client_secret", "token_endpoint_auth_method", "scopes", "redirect_uri", "client_metadata_url",
     "grant", "private_key", "signing_algorithm", "storage", "timeout", "authorize", "issuer", "token_key", "user",
+    "assertion", "assertion_file", "id_token", "idp_token_endpoint", "idp_client_id", "idp_client_secret", "dpop",
 )
-GRANTS = ("authorization_code", "client_credentials", "private_key_jwt")
+GRANTS = ("authorization_code", "client_credentials", "private_key_jwt", "jwt_bearer", "id_jag")
+ASSERTION_GRANTS = ("jwt_bearer", "id_jag")
+"""Grants that present a JWT to the token endpoint (RFC 7523): a workload's own (``jwt_bearer``, SEP-1933) or an
+identity assertion the enterprise IdP issued for the user's ID token (``id_jag``, SEP-990)."""
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 """The values of ``oauth.token_endpoint_auth_method``: how the client authenticates at the token endpoint."""
 _ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _STORAGE_METHODS = ("get_tokens", "set_tokens", "get_client_info", "set_client_info")
+
+
+TokenSource = (str | Callable[[], str] | Callable[[], Awaitable[str]] | Callable[[str | None], str]
+               | Callable[[str | None], Awaitable[str]])
+"""A token given as it is, or a callable (sync or async) called whenever a new access token is needed; one that
+takes an argument is given the app's user of the connection (``oauth.user``, set by ``ClientPool``)."""
 
 
 class OAuthProblem(ValueError):
@@ -52,13 +66,20 @@ class OAuthSettings:
     grant: str = "authorization_code"
     private_key: str | None = None
     signing_algorithm: str = "RS256"
-    storage: Any = "disk"
+    storage: str | TokenStorage = "disk"
     timeout: float = 300.0
-    authorize: Callable[..., Any] | None = None
+    authorize: Callable[..., object] | None = None
     issuer: str | None = None
     allow_http: bool = False
     token_key: str | None = None
     user: str | None = None
+    assertion: TokenSource | None = None
+    assertion_file: str | None = None
+    id_token: TokenSource | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
+    dpop: bool = False
 
     def __repr__(self) -> str:  # secrets stay out of reprs
         shown = {"grant": self.grant, "client_id": self.client_id,
@@ -68,12 +89,21 @@ class OAuthSettings:
                  "storage": self.storage if isinstance(self.storage, str) else f"<{type(self.storage).__name__}>",
                  "authorize": self.authorize is not None, "issuer": self.issuer,
                  "token_key": "***" if self.token_key else None, "user": self.user}
+        if self.grant == "jwt_bearer":
+            shown["assertion"] = "***" if self.assertion is not None else None
+            shown["assertion_file"] = self.assertion_file
+        if self.grant == "id_jag":
+            shown.update(id_token="***" if self.id_token is not None else None,
+                         idp_token_endpoint=self.idp_token_endpoint, idp_client_id=self.idp_client_id,
+                         idp_client_secret="***" if self.idp_client_secret else None)
+        if self.dpop:
+            shown["dpop"] = True
         return f"OAuthSettings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     @property
     def holds_credentials(self) -> bool:
         """Whether the client authenticates with a secret or a key of its own (not only a public client id)."""
-        return bool(self.client_secret or self.private_key)
+        return bool(self.client_secret or self.private_key or self.grant in ASSERTION_GRANTS)
 
     @property
     def scope(self) -> str | None:
@@ -81,7 +111,7 @@ class OAuthSettings:
         return " ".join(self.scopes) if self.scopes else None
 
 
-def takes_user(authorize: Callable[..., Any]) -> bool:
+def takes_user(authorize: Callable[..., object]) -> bool:
     """True for an ``authorize`` callable that takes two arguments: it is called as ``authorize(url, user)``."""
     import inspect
 
@@ -93,7 +123,7 @@ def takes_user(authorize: Callable[..., Any]) -> bool:
     return len(positional) >= 2
 
 
-def _string(key: str, value: Any) -> str | None:
+def _string(key: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
@@ -101,7 +131,7 @@ def _string(key: str, value: Any) -> str | None:
     return value.strip()
 
 
-def _scopes(value: Any) -> tuple[str, ...] | None:
+def _scopes(value: object) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -112,7 +142,7 @@ def _scopes(value: Any) -> tuple[str, ...] | None:
                                        f"got {type(value).__name__}")
 
 
-def _redirect_uri(value: Any, *, custom_agent: bool) -> str | None:
+def _redirect_uri(value: object, *, custom_agent: bool) -> str | None:
     uri = _string("redirect_uri", value)
     if uri is None:
         return None
@@ -132,7 +162,7 @@ def _redirect_uri(value: Any, *, custom_agent: bool) -> str | None:
     return uri
 
 
-def _storage(value: Any) -> Any:
+def _storage(value: object) -> str | TokenStorage:
     if value is None:
         return "disk"
     if isinstance(value, os.PathLike):
@@ -151,7 +181,7 @@ def _storage(value: Any) -> Any:
         raise OAuthProblem("oauth.storage", f"must be 'disk', 'memory', a directory path or an object implementing "
                                             f"mcp.client.auth.TokenStorage; a {type(value).__name__} lacks "
                                             f"{', '.join(missing)}")
-    return value
+    return cast("TokenStorage", value)  # it has the protocol's four methods
 
 
 def _redis_url(url: str) -> str:
@@ -166,7 +196,7 @@ def _redis_url(url: str) -> str:
     return url
 
 
-def _token_key(value: Any) -> str | None:
+def _token_key(value: object) -> str | None:
     key = _string("token_key", value)
     if key is None:
         return None
@@ -179,7 +209,7 @@ def _token_key(value: Any) -> str | None:
     return key
 
 
-def _private_key(value: Any) -> str | None:
+def _private_key(value: object) -> str | None:
     key = _string("private_key", value)
     if key is None or "-----BEGIN" in key:
         return key
@@ -193,6 +223,53 @@ def _private_key(value: Any) -> str | None:
     if "-----BEGIN" not in text:
         raise OAuthProblem("oauth.private_key", "the file does not hold a PEM private key")
     return text
+
+
+def _token_source(key: str, value: object) -> TokenSource | None:
+    if value is None or callable(value):
+        return value  # a callable's signature is checked when it is called
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise OAuthProblem(f"oauth.{key}", "must be a non-empty string or a callable (sync or async) returning one, got "
+                                       f"{type(value).__name__}")
+
+
+def _assertion_file(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str | os.PathLike) or not str(value).strip():
+        raise OAuthProblem("oauth.assertion_file", "must be the path of a file holding the workload's JWT, such as "
+                                                   "/var/run/secrets/tokens/mcp-token")
+    return str(Path(value).expanduser())
+
+
+def _check_assertion_grant(settings: OAuthSettings) -> None:
+    """The keys the assertion grants need, and those that belong to them only."""
+    grant = settings.grant
+    if grant != "jwt_bearer" and (settings.assertion is not None or settings.assertion_file):
+        key = "oauth.assertion" if settings.assertion is not None else "oauth.assertion_file"
+        raise OAuthProblem(key, "is only used with grant 'jwt_bearer'")
+    if grant != "id_jag":
+        for key in ("id_token", "idp_token_endpoint", "idp_client_id", "idp_client_secret"):
+            if getattr(settings, key) is not None:
+                raise OAuthProblem(f"oauth.{key}", "is only used with grant 'id_jag'")
+    if grant not in ASSERTION_GRANTS:
+        return
+    if not settings.client_id:
+        raise OAuthProblem("oauth.client_id", f"the {grant} grant needs client_id (the client registered with the "
+                                              "MCP server's authorization server)")
+    if grant == "jwt_bearer" and (settings.assertion is None) == (settings.assertion_file is None):
+        raise OAuthProblem("oauth.assertion", "the jwt_bearer grant needs either assertion (the workload's JWT, or a "
+                                              "callable returning it) or assertion_file (a file holding it), not both")
+    if grant == "id_jag":
+        for key in ("id_token", "idp_token_endpoint", "idp_client_id"):
+            if getattr(settings, key) is None:
+                raise OAuthProblem(f"oauth.{key}", "the id_jag grant needs id_token (the user's ID token from the "
+                                                   "enterprise IdP, or a callable returning it), idp_token_endpoint "
+                                                   "and idp_client_id")
+        if not settings.client_secret:
+            raise OAuthProblem("oauth.client_secret", "the id_jag grant needs client_secret (SEP-990 clients are "
+                                                      "confidential)")
 
 
 def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
@@ -251,7 +328,32 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
             raise OAuthProblem("oauth.issuer", "must be the authorization server's issuer URL, such as "
                                                "https://auth.example.com")
     allow_http = config.get("allow_http", False)
+    dpop = raw.get("dpop", False)
+    if not isinstance(dpop, bool):
+        raise OAuthProblem("oauth.dpop", f"must be true or false, got {type(dpop).__name__}")
+    if dpop:
+        from mcp_litellm._transports.oauth.dpop import needs_cryptography
+
+        missing = needs_cryptography()
+        if missing is not None:
+            raise OAuthProblem("oauth.dpop", missing)
+    idp_token_endpoint = _string("idp_token_endpoint", raw.get("idp_token_endpoint"))
+    if idp_token_endpoint is not None:
+        parts = urlsplit(idp_token_endpoint)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise OAuthProblem("oauth.idp_token_endpoint", "must be the enterprise IdP's token endpoint URL, such as "
+                                                           "https://idp.example.com/oauth2/token")
+        if parts.scheme == "http" and parts.hostname not in _LOOPBACK_HOSTS and allow_http is not True:
+            raise OAuthProblem("oauth.idp_token_endpoint", "the user's ID token goes there: use https:// (http:// "
+                                                           "only on this machine, or with allow_http)")
     settings = OAuthSettings(
+        assertion=_token_source("assertion", raw.get("assertion")),
+        assertion_file=_assertion_file(raw.get("assertion_file")),
+        id_token=_token_source("id_token", raw.get("id_token")),
+        idp_token_endpoint=idp_token_endpoint,
+        idp_client_id=_string("idp_client_id", raw.get("idp_client_id")),
+        idp_client_secret=_string("idp_client_secret", raw.get("idp_client_secret")),
+        dpop=dpop,
         issuer=issuer,
         allow_http=allow_http is True,
         client_id=_string("client_id", raw.get("client_id")),
@@ -275,15 +377,17 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
     if grant == "private_key_jwt" and not (settings.client_id and settings.private_key):
         raise OAuthProblem("oauth.private_key" if settings.client_id else "oauth.client_id",
                            "the private_key_jwt grant needs client_id and private_key (a PEM key or its file)")
+    _check_assertion_grant(settings)
     if grant != "private_key_jwt" and settings.private_key:
         raise OAuthProblem("oauth.private_key", "is only used with grant 'private_key_jwt'")
     if settings.client_secret and not settings.client_id:
         raise OAuthProblem("oauth.client_secret", "needs client_id too (the pre-registered client)")
     _check_auth_method(settings)
     if settings.holds_credentials and settings.issuer is None:
-        raise OAuthProblem("oauth.issuer", "is required with a client secret or private key, which are sent only "
-                                           "to that authorization server: set it to the issuer URL your credentials "
-                                           "belong to (for a server that is its own authorization server, its "
+        raise OAuthProblem("oauth.issuer", "is required with a client secret or private key (or an assertion "
+                                           "grant), which are sent only to that authorization server: set it to "
+                                           "the issuer URL your credentials belong to (for a server that is its "
+                                           "own authorization server, its "
                                            "origin, such as https://mcp.example.com)")
     return settings
 

@@ -249,6 +249,20 @@ class TokenStore:
         value = entry.get("expires_at") if entry else None
         return float(value) if isinstance(value, int | float) else None
 
+    def dpop_key(self) -> dict[str, str] | None:
+        """The DPoP private key (a JWK) stored beside the tokens of the current authorization server, as last read."""
+        entry = self._entry()
+        raw = entry.get("dpop_key") if entry else None
+        return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else None
+
+    async def set_dpop_key(self, key: dict[str, str]) -> None:
+        """Store the DPoP private key the tokens are bound to (sealed with them when a token key is set)."""
+        await self._aload(fresh=True)
+        entry = self._entry(create=True)
+        assert entry is not None
+        entry["dpop_key"] = dict(key)
+        await self._asave()
+
     def reload(self) -> tuple[OAuthToken | None, float | None]:
         """Re-read the document (another process may have refreshed): the stored tokens and their expiry."""
         if self.shared:
