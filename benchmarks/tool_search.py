@@ -5,6 +5,7 @@ Run from the repository root::
     python benchmarks/tool_search.py                 # everything (about a minute)
     python benchmarks/tool_search.py --only ranking  # ranking, real, peers, catalog, servers
     python benchmarks/tool_search.py --only peers    # ours beside fastmcp's and pydantic-ai's search
+    python benchmarks/tool_search.py --only multilingual  # a catalog in Chinese, Japanese, accented text
 
 Counts and ratios, not timings. The model is scripted at the HTTP level (``tests/chat/conftest.py``),
 so LiteLLM's real request code runs and the request bodies counted are the ones actually sent;
@@ -275,6 +276,31 @@ def peers_group(show: set[str], vectors: Path | None) -> None:
         print("held_out_servers, top-5 per server:", *breakdown, sep="\n")
 
 
+def multilingual_group(vectors: Path | None) -> None:
+    """The catalog sample described in Chinese, Japanese and accented European text (search_catalogs/
+    multilingual.json): top-1 and top-5 of its requests by ours (words; words and meaning) and fastmcp's BM25."""
+    import _search_rankers as rankers
+
+    from tests.embedding_server import model_zip, running_embedding_server
+
+    saved = json.loads((CATALOGS / "multilingual.json").read_text())
+    tools = [(t["server"], t["name"], t["description"], t["inputSchema"], t["server"]) for t in saved["tools"]]
+    rows = saved["requests"]
+
+    def line(label: str, search: Any) -> None:
+        hits = [search(row["request"])[:5] for row in rows]
+        good = [[(row["kind"], name) for name in row["tool"]] for row in rows]
+        top1 = sum(bool(h) and h[0] in g for h, g in zip(hits, good, strict=True))
+        top5 = sum(any(x in g for x in h) for h, g in zip(hits, good, strict=True))
+        print(f"multilingual ({len(tools)} tools, {len(rows)} requests), {label}: top-1 {top1}, top-5 {top5}")
+
+    line("ours, words alone", rankers.ours_words(tools))
+    line("fastmcp BM25SearchTransform", rankers.fastmcp_search(tools, "bm25"))
+    if model_zip() is not None:
+        with running_embedding_server(vectors) as api_base:
+            line("ours, words and meaning", rankers.ours_fused(tools, api_base)[0])
+
+
 def ranking() -> None:
     """Top-1 and top-5 hits of the 50 requests over the 500-tool catalog."""
     tools = catalog()
@@ -400,8 +426,8 @@ def main() -> None:
 
     logging.disable(logging.INFO)  # the servers' and LiteLLM's INFO lines would bury the figures
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", default="ranking,real,peers,catalog,servers",
-                        help="ranking, real, peers, catalog and/or servers")
+    parser.add_argument("--only", default="ranking,real,peers,multilingual,catalog,servers",
+                        help="ranking, real, peers, multilingual, catalog and/or servers")
     parser.add_argument("--misses", default="tuning", help="the request sets whose misses are printed")
     parser.add_argument("--no-vector-cache", action="store_true",
                         help="embed the catalog afresh (by default vectors are kept in $SEARCH_BENCH_VECTORS)")
@@ -416,6 +442,8 @@ def main() -> None:
             wordllama_ranking(arguments.wordllama_python)
     if "peers" in groups:
         peers_group(set(arguments.misses.split(",")), None if arguments.no_vector_cache else VECTORS)
+    if "multilingual" in groups:
+        multilingual_group(None if arguments.no_vector_cache else VECTORS)
     if "catalog" in groups:
         catalog_group()
     if "servers" in groups:
