@@ -4,7 +4,7 @@
 one JSON file per MCP server (resource) in the user's config directory (``$MCP_LITELLM_OAUTH_DIR``,
 else ``$XDG_CONFIG_HOME/mcp-litellm/oauth``, else ``~/.config/mcp-litellm/oauth``), or under one Redis
 key per server (``oauth.storage`` ``"redis://..."``), shared by every process of an app. The directory is
-created with mode 0700 and each file is written atomically with mode 0600 (see :mod:`.oauth_backends`).
+created with mode 0700 and each file is written atomically with mode 0600 (see :mod:`.backends`).
 Inside a document, entries are keyed by the authorization server's issuer, so a server that moves to
 another authorization server gets a new registration without losing the old one. A store made for a
 user of an app (``oauth.user``, set by ``ClientPool``) keeps that user's tokens apart from everyone
@@ -143,8 +143,14 @@ class TokenStore:
                 raise AuthError(f"the stored OAuth tokens for {self.server} ({self.backend.where}) are encrypted: set "
                                 f"{TOKEN_KEY_ENV} (or oauth.token_key) to the key they were stored with, or run "
                                 "'mcp-litellm logout NAME' (or delete them) to authorize again", http_status=None)
+            opened = self._sealer.open(loaded["sealed"])
+            if opened is None:
+                raise AuthError(f"cannot decrypt the stored OAuth tokens for {self.server} ({self.backend.where}) "
+                                f"with the key from {self._sealer.source}: they were stored with another key (or "
+                                "the data was altered); give the key they were stored with, or run 'mcp-litellm "
+                                "logout NAME' (or delete them) to authorize again", http_status=None)
             try:
-                loaded = json.loads(self._sealer.open(loaded["sealed"], f"for {self.server} ({self.backend.where})"))
+                loaded = json.loads(opened)
             except ValueError:
                 loaded = None
         if isinstance(loaded, dict) and isinstance(loaded.get("issuers"), dict):
