@@ -16,7 +16,7 @@ from typing import Protocol, TypeAlias
 
 __all__ = ["REDIS_SCHEMES", "DocumentStore", "JSONObject", "JSONValue", "Wording"]
 
-JSONValue: TypeAlias = "str | int | float | bool | None | list[JSONValue] | dict[str, JSONValue]"
+JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 """A value as ``json.loads`` gives it."""
 JSONObject: TypeAlias = "dict[str, JSONValue]"
 
