@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
+from mcp_types import Tool as SdkTool
 
 from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
@@ -120,7 +121,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools, deadline=deadline)
 
-    async def _finish_tools(self, tools: list[Tool], listed: list[Any]) -> list[Tool]:
+    async def _finish_tools(self, tools: list[Tool], listed: list[SdkTool]) -> list[Tool]:
         """Distinct names over all the server's tools (so they never depend on the filter), then the pins
         (``tool_pins``: changed and new tools are withheld), then the filter.
 

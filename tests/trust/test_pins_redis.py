@@ -53,5 +53,5 @@ def test_a_config_file_keeps_a_redis_url_as_it_is(tmp_path: Path, redis_url: str
 def test_unreachable_redis_says_where(make_rug: Callable[..., ml.Client]) -> None:
     from tests.auth.oauth_server import free_port
 
-    with pytest.raises(ml.ConfigError, match=r"Redis storage of the tool pins failed .*check thatRedis is up at redis://127"):
+    with pytest.raises(ml.ConfigError, match=r"Redis storage of the tool pins failed .*Redis is up at redis://127"):
         make_rug(tool_pins=f"redis://127.0.0.1:{free_port()}/0").tools()
