@@ -45,7 +45,7 @@ def _show(client: Client) -> int:
     client.tools(refresh=True)  # a fresh listing, checked against the pins
     pins = client._tool_pins
     assert pins is not None
-    pinned = pins.store.load(client.name) or {}
+    pinned = pins.pinned
     where = getattr(pins.store, "path", pins.store)
     print(f"{client.name}: {len(pinned)} pinned, {len(pins.withheld)} withheld (pins: {where})")
     for name in sorted(pins.current):

@@ -33,14 +33,15 @@ class ListingMixin(ClientCore):
 
     async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
                            convert: Callable[[Any], T], refresh: bool | None,
-                           finish: Callable[[list[T]], list[T]] | None = None, *,
+                           finish: Callable[[list[T], list[Any]], Awaitable[list[T]]] | None = None, *,
                            deadline: Deadline | None = None) -> list[T]:
         """The cached list of ``kind``, fetched page by page with ``call(sdk_client, cursor)`` when needed.
 
         ``refresh``: ``True`` fetches anew; ``False`` uses the cached list while the server's ``ttlMs``
         allows; ``None`` (a lookup by name) uses any cached list. ``finish`` post-processes the whole
-        converted list before it is cached. ``deadline``: the call this listing is made for (a tool call
-        resolving a name), whose time the listing shares; ``None``: the client's ``request_timeout``.
+        converted list, given the items as the server sent them too, before it is cached. ``deadline``: the
+        call this listing is made for (a tool call resolving a name), whose time the listing shares; ``None``:
+        the client's ``request_timeout``.
         """
         listing = self._catalog_cache.listing(kind)
         cached = listing.items
@@ -69,7 +70,7 @@ class ListingMixin(ClientCore):
             fetched = []
         converted = [convert(item) for item in fetched]
         if finish is not None:
-            converted = finish(converted)
+            converted = await finish(converted, fetched)
         listing.store(converted, generation, ttls)
         return list(converted)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
+from mcp_types import Tool as SdkTool
 
 from mcp_litellm._client import task_protocol as _tasks
 from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
@@ -120,17 +121,16 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools, deadline=deadline)
 
-    def _finish_tools(self, tools: list[Tool]) -> list[Tool]:
+    async def _finish_tools(self, tools: list[Tool], listed: list[SdkTool]) -> list[Tool]:
         """Distinct names over all the server's tools (so they never depend on the filter), then the pins
         (``tool_pins``: changed and new tools are withheld), then the filter.
 
         Every fresh tools listing passes here, once, before it is cached (see ``ListingMixin._cached_list``):
-        the one place to hook what a new listing brings."""
-        tools = self._pinned(_distinct_tool_names(tools))
+        the one place to hook what a new listing brings. ``listed``: the tools as the server sent them."""
+        tools = await self._pinned(_distinct_tool_names(tools), listed)
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
-        self._pin_seen(sdk_tool)  # pins cover the definition as sent; the model sees it cleaned
         shown = clean_fields(self.name, "tool", sdk_tool.name, description=sdk_tool.description or "",
                              title=sdk_tool.title or (sdk_tool.annotations.title if sdk_tool.annotations else None),
                              input_schema=dict(sdk_tool.input_schema or {}),

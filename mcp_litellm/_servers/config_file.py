@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcp_litellm._client.redis_pins import REDIS_SCHEMES
+from mcp_litellm._core.documents import REDIS_SCHEMES
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import MESSAGE_SIZE, is_message_size, is_number, is_positive_int
 from mcp_litellm._core.redact import redact_config

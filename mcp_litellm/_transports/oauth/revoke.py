@@ -66,7 +66,7 @@ async def revoke_stored(store: TokenStore, settings: OAuthSettings | None = None
     """Revoke the tokens ``store`` holds where their authorization server offers revocation; returns how many
     tokens the servers accepted. Never raises for a server that is down or refuses."""
     try:
-        entries = {k: v for k, v in (await store._aload(fresh=True))["issuers"].items() if isinstance(v, dict)}
+        entries = await store.aentries()
     except Exception as exc:  # unreadable: nothing to revoke with
         logger.info("OAuth with %s: cannot read the stored tokens to revoke them (%s)", store.server,
                     type(exc).__name__)

@@ -4,7 +4,7 @@
 one JSON file per MCP server (resource) in the user's config directory (``$MCP_LITELLM_OAUTH_DIR``,
 else ``$XDG_CONFIG_HOME/mcp-litellm/oauth``, else ``~/.config/mcp-litellm/oauth``), or under one Redis
 key per server (``oauth.storage`` ``"redis://..."``), shared by every process of an app. The directory is
-created with mode 0700 and each file is written atomically with mode 0600 (see :mod:`.oauth_backends`).
+created with mode 0700 and each file is written atomically with mode 0600 (see :mod:`.backends`).
 Inside a document, entries are keyed by the authorization server's issuer, so a server that moves to
 another authorization server gets a new registration without losing the old one. A store made for a
 user of an app (``oauth.user``, set by ``ClientPool``) keeps that user's tokens apart from everyone
@@ -27,12 +27,13 @@ import time
 from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias, TypeVar
 from urllib.parse import urlsplit
 
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import ValidationError
 
+from mcp_litellm._core.documents import JSONValue
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._transports.oauth.backends import (
     TOKEN_KEY_ENV,
@@ -49,6 +50,12 @@ logger = logging.getLogger("mcp_litellm.oauth")
 
 OAUTH_DIR_ENV = "MCP_LITELLM_OAUTH_DIR"
 """Environment variable naming the directory for stored tokens (overrides the config directory)."""
+
+T = TypeVar("T")
+Document: TypeAlias = dict[str, JSONValue]
+"""A store's document: ``{"format", "resource", "active", "issuers": {issuer: entry}}``."""
+Entry: TypeAlias = dict[str, JSONValue]
+"""What is stored for one issuer: ``tokens``, ``expires_at``, ``client_info``."""
 
 _UNKNOWN_ISSUER = ""
 _FORMAT = 1
@@ -74,7 +81,7 @@ def _file_name(resource: str, user: str | None = None) -> str:
     return f"{readable}-user-{who}-{digest}.json"
 
 
-def _blocking(coroutine: Coroutine[Any, Any, Any]) -> Any:
+def _blocking(coroutine: Coroutine[object, None, T]) -> T:
     """Run ``coroutine`` to its end from synchronous code (the CLI), in a thread if a loop runs here."""
     try:
         asyncio.get_running_loop()
@@ -109,7 +116,7 @@ class TokenStore:
         self.path = self.backend.path
         self.current_issuer: str | None = None
         self._sealer = sealer
-        self._data: dict[str, Any] | None = None
+        self._data: Document | None = None
         self._warned = False
 
     def __repr__(self) -> str:
@@ -128,10 +135,10 @@ class TokenStore:
         return (f"make it writable, set {OAUTH_DIR_ENV} to another directory, or set oauth.storage to 'memory' "
                 "or a directory path")
 
-    def _empty(self) -> dict[str, Any]:
+    def _empty(self) -> Document:
         return {"format": _FORMAT, "resource": self.resource, "active": None, "issuers": {}}
 
-    def _decode(self, text: str | None) -> dict[str, Any]:
+    def _decode(self, text: str | None) -> Document:
         if text is None:
             return self._empty()
         try:
@@ -143,8 +150,14 @@ class TokenStore:
                 raise AuthError(f"the stored OAuth tokens for {self.server} ({self.backend.where}) are encrypted: set "
                                 f"{TOKEN_KEY_ENV} (or oauth.token_key) to the key they were stored with, or run "
                                 "'mcp-litellm logout NAME' (or delete them) to authorize again", http_status=None)
+            opened = self._sealer.open(loaded["sealed"])
+            if opened is None:
+                raise AuthError(f"cannot decrypt the stored OAuth tokens for {self.server} ({self.backend.where}) "
+                                f"with the key from {self._sealer.source}: they were stored with another key (or "
+                                "the data was altered); give the key they were stored with, or run 'mcp-litellm "
+                                "logout NAME' (or delete them) to authorize again", http_status=None)
             try:
-                loaded = json.loads(self._sealer.open(loaded["sealed"], f"for {self.server} ({self.backend.where})"))
+                loaded = json.loads(opened)
             except ValueError:
                 loaded = None
         if isinstance(loaded, dict) and isinstance(loaded.get("issuers"), dict):
@@ -156,13 +169,13 @@ class TokenStore:
                            where, self.server)
         return self._empty()
 
-    def _encode(self, data: dict[str, Any]) -> str:
+    def _encode(self, data: Document) -> str:
         text = json.dumps(data, indent=1)
         if self._sealer is None:
             return text
         return json.dumps({"format": _FORMAT, "resource": self.resource, "sealed": self._sealer.seal(text)})
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> Document:
         if self._data is None:
             backend = self.backend
             if isinstance(backend, FileBackend):
@@ -171,7 +184,7 @@ class TokenStore:
                 self._data = _blocking(self._aload())
         return self._data
 
-    async def _aload(self, *, fresh: bool = False) -> dict[str, Any]:
+    async def _aload(self, *, fresh: bool = False) -> Document:
         if self._data is None or fresh:
             self._data = self._decode(await self.backend.read())
         return self._data
@@ -191,12 +204,15 @@ class TokenStore:
         """Held around a refresh and the store of its tokens (across processes, for a file or Redis)."""
         return self.backend.lock()
 
-    def _entry(self, issuer: str | None = None, *, create: bool = False) -> dict[str, Any] | None:
+    def _entry(self, issuer: str | None = None, *, create: bool = False) -> Entry | None:
         data = self._load()
-        key = issuer if issuer is not None else (self.current_issuer or data.get("active") or _UNKNOWN_ISSUER)
-        entry = data["issuers"].get(key)
+        active = data.get("active")
+        key = issuer if issuer is not None else (
+            self.current_issuer or (active if isinstance(active, str) else None) or _UNKNOWN_ISSUER)
+        issuers = _issuers(data)
+        entry = issuers.get(key)
         if entry is None and create:
-            entry = data["issuers"][key] = {}
+            entry = issuers[key] = {}
         if create:
             data["active"] = key
         return entry if isinstance(entry, dict) else None
@@ -274,11 +290,15 @@ class TokenStore:
         await self._aload(fresh=True)
         return _tokens(self._entry()), self.expires_at()
 
-    def entries(self) -> dict[str, dict[str, Any]]:
+    def entries(self) -> dict[str, Entry]:
         """Everything stored, by issuer (read afresh)."""
         if self.shared:
             self._data = None
-        return {k: v for k, v in self._load()["issuers"].items() if isinstance(v, dict)}
+        return {k: v for k, v in _issuers(self._load()).items() if isinstance(v, dict)}
+
+    async def aentries(self) -> dict[str, Entry]:
+        """Async twin of :meth:`entries`."""
+        return {k: v for k, v in _issuers(await self._aload(fresh=True)).items() if isinstance(v, dict)}
 
     def status(self) -> str:
         """``"authorized"``, ``"expired"`` (a refresh token may renew it) or ``"not authorized"``, as the
@@ -286,19 +306,19 @@ class TokenStore:
         if self.shared:
             self._data = None
         entry = self._entry()
-        if not entry or not entry.get("tokens"):
+        tokens = entry.get("tokens") if entry else None
+        if not isinstance(tokens, dict) or not tokens:
             return "not authorized"
         expires = self.expires_at()
         if expires is not None and expires <= time.time():
-            return "expired" + (", refreshable" if entry["tokens"].get("refresh_token") else "")
+            return "expired" + (", refreshable" if tokens.get("refresh_token") else "")
         return "authorized"
 
     def forget_tokens(self) -> None:
         """Drop the stored tokens (every authorization server), keeping client registrations."""
         if self.shared:
             self._data = None
-        data = self._load()
-        for entry in data["issuers"].values():
+        for entry in _issuers(self._load()).values():
             if isinstance(entry, dict):
                 entry.pop("tokens", None)
                 entry.pop("expires_at", None)
@@ -311,7 +331,7 @@ class TokenStore:
     async def adelete(self) -> bool:
         """Async twin of :meth:`delete`."""
         try:
-            had = bool((await self._aload(fresh=True))["issuers"])
+            had = bool(_issuers(await self._aload(fresh=True)))
         except AuthError:  # undecryptable: deleting it is the way out
             had = True
         had = await self.backend.delete() or had
@@ -319,7 +339,14 @@ class TokenStore:
         return had
 
 
-def _tokens(entry: dict[str, Any] | None) -> OAuthToken | None:
+def _issuers(data: Document) -> dict[str, JSONValue]:
+    """The document's entries by issuer (``_decode`` makes sure there is such a mapping)."""
+    issuers = data["issuers"]
+    assert isinstance(issuers, dict)
+    return issuers
+
+
+def _tokens(entry: Entry | None) -> OAuthToken | None:
     raw = entry.get("tokens") if entry else None
     if raw is None:
         return None
