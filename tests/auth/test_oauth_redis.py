@@ -15,7 +15,7 @@ import pytest
 
 import mcp_litellm as ml
 from tests.auth.oauth_server import OAuthServer, follow
-from tests.conftest import ROOT
+from tests.helpers.servers import ROOT
 
 WORKER = Path(__file__).with_name("token_worker.py")
 KEY = "correct horse battery staple, twice"
@@ -156,7 +156,7 @@ def test_bad_redis_storage_and_keys_are_reported_by_name():
 
 
 def test_redis_down_is_a_clear_auth_error(oauth_server):
-    from tests.conftest import free_port
+    from tests.helpers.servers import free_port
 
     url = f"redis://127.0.0.1:{free_port()}/0"
     with pytest.raises(ml.AuthError, match=r"Redis token storage .* failed .*check that Redis is up at redis://127"):

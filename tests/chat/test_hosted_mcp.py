@@ -10,7 +10,7 @@ from contextlib import aclosing
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.test_responses_api import LLM, answer_responses, text
+from tests.helpers.responses import LLM, answer_responses, text
 from tests.scripted_llm.respx_mock import litellm_respx
 
 EXCLUDED = ["crash", "ask_*"]
