@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 FIXTURE_SERVER = ROOT / "tests" / "servers" / "fixture_server.py"
