@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping
+import weakref
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -112,18 +113,58 @@ def _oauth_value(key: str, value: Any) -> Any:
     return f"<{type(value).__name__}>" if key in ("authorize", "storage") else _HIDDEN
 
 
-_known: set[str] = set()
-_known_lock = threading.Lock()
-
-
 _MIN_REMEMBERED = 8
 """Values masked everywhere are at least this long: shorter ones are more often words than credentials."""
 _AUTH_SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key"}
+_LOOSE_MAX = 256
+"""Secrets remembered without an owner (a one-time OAuth code, a PKCE verifier) that are kept: the newest."""
 
 
-def remember_secrets(values: Iterable[object]) -> None:
+class _KnownSecrets:
+    """The secrets masked in every log record and error: each set belongs to an owner (a client's transport,
+    an OAuth provider) and goes when the owner is forgotten (:func:`forget_secrets`, when its client stops)
+    or collected; values remembered without an owner are kept up to :data:`_LOOSE_MAX`, newest first. So the
+    set never grows for the life of the process: in a ``ClientPool``, a user's token leaves with their client."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owned: weakref.WeakKeyDictionary[object, frozenset[str]] = weakref.WeakKeyDictionary()
+        self._loose: dict[str, None] = {}
+        self._all: frozenset[str] = frozenset()
+
+    def add(self, found: set[str], owner: object | None) -> None:
+        with self._lock:
+            if owner is None:
+                for value in found:
+                    self._loose.pop(value, None)
+                    self._loose[value] = None
+                while len(self._loose) > _LOOSE_MAX:
+                    del self._loose[next(iter(self._loose))]
+            else:
+                self._owned[owner] = self._owned.get(owner, frozenset()) | found
+            self._update()
+
+    def forget(self, owner: object) -> None:
+        with self._lock:
+            if self._owned.pop(owner, None) is not None:
+                self._update()
+
+    def _update(self) -> None:
+        self._all = frozenset().union(self._loose, *self._owned.values())
+
+    def values(self) -> frozenset[str]:
+        """All known secrets now (an owner collected since the last change may still be in: harmless)."""
+        return self._all
+
+
+_known = _KnownSecrets()
+
+
+def remember_secrets(values: Iterable[object], owner: object | None = None) -> None:
     """Add values (a server's ``env`` values, header values, credentials) to the secrets masked in every
-    log record of ``mcp_litellm``, the MCP SDK and its HTTP client, and in every mcp_litellm error."""
+    log record of ``mcp_litellm``, the MCP SDK and its HTTP client, and in every mcp_litellm error, for as
+    long as ``owner`` lives or until :func:`forget_secrets` (``owner`` left out: one of the newest few
+    hundred such values)."""
     found: set[str] = set()
     for value in values:
         if not isinstance(value, str):
@@ -133,9 +174,19 @@ def remember_secrets(values: Iterable[object]) -> None:
         scheme, _, credential = value.partition(" ")
         if scheme.lower() in _AUTH_SCHEMES and len(credential.strip()) >= _MIN_REMEMBERED:
             found.add(credential.strip())  # "Bearer <token>": the token alone may be quoted too
-    if found - _known:
-        with _known_lock:
-            _known.update(found)
+    if found:
+        _known.add(found, owner)
+
+
+def forget_secrets(owner: object | None) -> None:
+    """Stop masking the secrets remembered for ``owner`` (its client stopped); nothing for ``None``."""
+    if owner is not None:
+        _known.forget(owner)
+
+
+def known_secrets() -> frozenset[str]:
+    """The secrets masked everywhere right now."""
+    return _known.values()
 
 
 def secret_params(params: Mapping[str, Any]) -> list[str]:
@@ -154,7 +205,7 @@ def short_token(value: str, keep: int = 6) -> str:
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every known secret value (say, a server's ``env`` values, and every value given to
     :func:`remember_secrets`) and every secret URL query value replaced by ``***``."""
-    for secret in (*secrets, *_known):
+    for secret in (*secrets, *_known.values()):
         if len(secret) >= _MIN_SECRET and secret in text:
             text = text.replace(secret, _HIDDEN)
     return redact_url(text)
@@ -229,15 +280,15 @@ _MASKED_LOGGERS = ("mcp", "httpx", "httpcore")
 """Logger name prefixes whose records are masked (``mcp`` covers ``mcp_litellm`` and the SDK)."""
 
 
-def _masking_factory(previous: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
-    def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = previous(*args, **kwargs)
-        if record.name.startswith(_MASKED_LOGGERS):
-            mask_record(record)
-        return record
+class MaskingFilter(logging.Filter):
+    """Masks known secrets in each record of the logger it is on (:func:`mask_record`); keeps every record."""
 
-    make.mcp_litellm_masking = True  # type: ignore[attr-defined]
-    return make
+    def filter(self, record: logging.LogRecord) -> bool:
+        mask_record(record)
+        return True
+
+
+_MASKING = MaskingFilter()
 
 
 def mask_record(record: logging.LogRecord) -> None:
@@ -258,10 +309,12 @@ def mask_record(record: logging.LogRecord) -> None:
 
 def install_log_masking() -> None:
     """Mask secrets in the records of the ``mcp*``, ``httpx*`` and ``httpcore*`` loggers, whatever handler
-    they reach (the log record factory is wrapped once; other factories keep working)."""
-    current = logging.getLogRecordFactory()
-    if not getattr(current, "mcp_litellm_masking", False):
-        logging.setLogRecordFactory(_masking_factory(current))
-
-
-install_log_masking()
+    they reach: a :class:`MaskingFilter` on each of those loggers that exists (a logger's filters see the
+    records made on it, before any handler does). Idempotent and cheap; a client calls it as it starts, so
+    the loggers of modules imported since (the OAuth flow's) are covered from their first session."""
+    loggers = logging.root.manager.loggerDict
+    for name in (*_MASKED_LOGGERS, "mcp_litellm", *list(loggers)):
+        if name.startswith(_MASKED_LOGGERS):
+            logger = logging.getLogger(name)
+            if _MASKING not in logger.filters:
+                logger.addFilter(_MASKING)
