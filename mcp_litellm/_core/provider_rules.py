@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mcp_litellm._core.families import NameRules, model_family
+
 Level = Literal["error", "warning", "note"]
 
 
@@ -61,24 +63,15 @@ MAX_TOOLS: dict[str, int] = {
     "openai": 128,
 }
 
-_OPENAI_LIKE = {"openai", "azure", "azure_ai", "text-completion-openai"}
 _GEMINI_TYPES_EXTRA = {"NULL"}
 """Gemini's Type enum has NULL (LiteLLM's ``Schema`` type list predates it)."""
 
 
-def rules_family(provider: str | None, model: str) -> str | None:
-    """Which rule set applies to ``model`` (``provider`` as ``litellm.get_llm_provider`` reports it):
-    ``openai``, ``anthropic``, ``gemini``, ``bedrock``, or ``None`` when no provider rules are known."""
-    lowered = model.lower()
-    if provider in _OPENAI_LIKE:
-        return "openai"
-    if provider == "anthropic" or (provider in ("vertex_ai", "vertex_ai_beta") and "claude" in lowered):
-        return "anthropic"
-    if provider in ("gemini", "vertex_ai", "vertex_ai_beta"):
-        return "gemini"
-    if provider == "bedrock":
-        return "bedrock"
-    return None
+def rules_family(provider: str | None, model: str) -> NameRules | None:
+    """Which tool-name rule set applies to ``model`` (``provider`` as ``litellm.get_llm_provider`` reports it):
+    ``openai``, ``anthropic``, ``gemini``, ``bedrock``, or ``None`` when no provider rules are known; the rule is
+    :func:`~._core.families.model_family`."""
+    return model_family(model, provider).names
 
 
 # -- schema walking ---------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcp_litellm._core.families import SchemaDialect, model_family
+
 _GEMINI_KEEP = {
     "type", "format", "description", "nullable", "default", "items", "minItems", "maxItems", "enum",
     "properties", "required", "minProperties", "maxProperties", "minimum", "maximum", "minLength",
@@ -36,19 +38,10 @@ _NOTED = ("exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems")
 _MAX_DEPTH = 40
 
 
-def provider_family(model: str | None) -> str:
-    """Classify a LiteLLM model string: ``"openai"`` (default), ``"gemini"`` or ``"anthropic"``."""
-    if not model:
-        return "openai"
-    lowered = model.lower()
-    provider, _, rest = lowered.partition("/") if "/" in lowered else ("", "", lowered)
-    if provider == "anthropic" or (not provider and rest.startswith("claude")):
-        return "anthropic"
-    if provider in {"bedrock", "vertex_ai", "vertex_ai_beta"} and "claude" in rest:
-        return "anthropic"
-    if provider in {"gemini", "vertex_ai", "vertex_ai_beta"} or (not provider and rest.startswith("gemini")):
-        return "gemini"
-    return "openai"
+def provider_family(model: str | None) -> SchemaDialect:
+    """The JSON-schema dialect ``model`` takes: ``"openai"`` (the default: JSON Schema as it is), ``"gemini"``
+    or ``"anthropic"`` (Claude on Bedrock and Vertex AI too); the rule is :func:`~._core.families.model_family`."""
+    return model_family(model).schema
 
 
 def _copy_json(value: Any) -> Any:
