@@ -33,7 +33,8 @@ from mcp_litellm._core.provider_rules import (
     dropped_keywords,
     rules_family,
 )
-from mcp_litellm._llm import gemini_declarations, gemini_schema_fields, llm_provider, tool_tokens
+from mcp_litellm._llm import llm_provider
+from mcp_litellm._llm.doctor import gemini_declarations, gemini_schema_fields, tool_tokens
 from mcp_litellm._servers.group import ClientGroup
 
 HELP = "Check each server and what its tools cost and risk with a model."
