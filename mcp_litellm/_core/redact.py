@@ -7,7 +7,6 @@ import re
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -56,10 +55,10 @@ def url_secrets(url: str) -> list[str]:
     return [*found, *(unquote_plus(value) for value in found)]
 
 
-def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
+def redact_config(config: Mapping[str, object]) -> dict[str, object]:
     """A copy of a transport config safe to show: header/env values, auth objects and secret URL query
     values are masked."""
-    shown: dict[str, Any] = {}
+    shown: dict[str, object] = {}
     for key, value in config.items():
         if key == "oauth" and isinstance(value, Mapping):
             shown[key] = {k: _oauth_value(k, v) for k, v in value.items()}
@@ -82,7 +81,7 @@ _SECRET_NAME = re.compile(r"(key|token|secret|password|passwd|pwd|credential|coo
 """Mapping keys whose values :func:`shown_value` masks wherever they are nested (``API_KEY``, ``x-auth-token``)."""
 
 
-def shown_value(value: Any) -> str:
+def shown_value(value: object) -> str:
     """The ``repr`` of a wrong value, safe to quote in an error message: a mapping is shown as
     :func:`redact_config` shows a config (``env``/``headers`` values, auth objects, URL query secrets
     masked), and any nested value whose key names a secret (``API_KEY``, ``token``...) is masked too;
@@ -91,7 +90,7 @@ def shown_value(value: Any) -> str:
     return text if len(text) <= _SHOWN_MAX else f"{text[:_SHOWN_MAX]}\u2026"
 
 
-def _masked_value(value: Any, depth: int) -> Any:
+def _masked_value(value: object, depth: int) -> object:
     if depth > 4:
         return "..."
     if isinstance(value, Mapping):
@@ -105,7 +104,7 @@ def _masked_value(value: Any, depth: int) -> Any:
     return value
 
 
-def _oauth_value(key: str, value: Any) -> Any:
+def _oauth_value(key: str, value: object) -> object:
     if key in _OAUTH_PLAIN or value is None:
         return value
     if key == "storage" and isinstance(value, str):
@@ -189,7 +188,7 @@ def known_secrets() -> frozenset[str]:
     return _known.values()
 
 
-def secret_params(params: Mapping[str, Any]) -> list[str]:
+def secret_params(params: Mapping[str, object]) -> list[str]:
     """The string values of LiteLLM call parameters whose names say they hold a secret (``api_key``,
     ``aws_secret_access_key``, ``vertex_credentials_token``, ...: names with key, token or secret in them)."""
     return [value for key, value in params.items()
@@ -230,7 +229,7 @@ def redact_chain(error: BaseException | None, secrets: Iterable[str] = ()) -> No
 
 
 def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
-    def masked(value: Any) -> Any:
+    def masked(value: object) -> object:
         return _masked_data(value, secrets, 0)
 
     try:
@@ -248,7 +247,7 @@ def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
         return
 
 
-def _masked_data(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
+def _masked_data(value: object, secrets: tuple[str, ...], depth: int) -> object:
     """``value`` with secrets masked in its strings, looking into the data an exception carries: the SDK's
     ``MCPError`` keeps its message (what ``str()`` shows) in a pydantic ``ErrorData``, its ``data`` in
     there too. Unchanged values are returned as they are (the same object)."""
@@ -258,12 +257,12 @@ def _masked_data(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
     if depth > 5:
         return value
     if isinstance(value, BaseModel):
-        changes = {}
+        changes: dict[str, object] = {}
         for field in type(value).model_fields:
             current = getattr(value, field, None)
-            shown = _masked_data(current, secrets, depth + 1)
-            if shown is not current:
-                changes[field] = shown
+            masked = _masked_data(current, secrets, depth + 1)
+            if masked is not current:
+                changes[field] = masked
         return value.model_copy(update=changes) if changes else value
     if isinstance(value, Mapping):
         items = {k: _masked_data(v, secrets, depth + 1) for k, v in value.items()}
