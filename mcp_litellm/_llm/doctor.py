@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from mcp_litellm._llm import litellm_module
 
@@ -26,7 +25,7 @@ def _hub_cached(repo: str) -> bool:
     return isinstance(try_to_load_from_cache(repo, "tokenizer.json"), str)
 
 
-def _tokenizer_name(litellm: Any, model: str, kind: str | None, exact_provider: bool) -> tuple[str, bool]:
+def _tokenizer_name(litellm: object, model: str, kind: str | None, exact_provider: bool) -> tuple[str, bool]:
     """The tokenizer ``token_counter`` uses for ``model`` (``kind``: LiteLLM's Hugging Face tokenizer for it,
     if any) and whether its count is the model's own."""
     if kind is not None:
@@ -39,7 +38,7 @@ def _tokenizer_name(litellm: Any, model: str, kind: str | None, exact_provider: 
     return f"tiktoken {openai_tokenizer_encoding_name(model)}", exact_provider and known
 
 
-def tool_tokens(model: str, tools: list[dict[str, Any]], *,
+def tool_tokens(model: str, tools: list[dict[str, object]], *,
                 provider: str | None = None) -> tuple[int, str, bool, int]:
     """``(tokens, tokenizer, exact, estimated)``: what ``tools`` cost in a request to ``model``, by
     ``litellm.token_counter(messages=[], tools=tools)`` (``model`` without its provider prefix).
@@ -59,7 +58,7 @@ def tool_tokens(model: str, tools: list[dict[str, Any]], *,
         litellm.disable_hf_tokenizer_download = True
         tokenizer, exact = f"tiktoken cl100k_base (LiteLLM's {kind} tokenizer is not downloaded)", False
 
-    def count(some: list[dict[str, Any]]) -> int:
+    def count(some: list[dict[str, object]]) -> int:
         return int(litellm.token_counter(model=model, messages=[], tools=some or None))
 
     try:
@@ -79,7 +78,7 @@ def tool_tokens(model: str, tools: list[dict[str, Any]], *,
             litellm.disable_hf_tokenizer_download = saved
 
 
-def _countable(count: Callable[[list[dict[str, Any]]], int], tool: dict[str, Any]) -> bool:
+def _countable(count: Callable[[list[dict[str, object]]], int], tool: dict[str, object]) -> bool:
     try:
         count([tool])
     except Exception:  # LiteLLM's formatting of this definition fails
@@ -87,12 +86,12 @@ def _countable(count: Callable[[list[dict[str, Any]]], int], tool: dict[str, Any
     return True
 
 
-def _estimate(tool: dict[str, Any]) -> int:
+def _estimate(tool: dict[str, object]) -> int:
 
     return len(json.dumps(tool, separators=(",", ":"))) // 4
 
 
-def gemini_declarations(tools: list[dict[str, Any]]) -> list[dict[str, Any] | str] | None:
+def gemini_declarations(tools: list[dict[str, object]]) -> list[dict[str, object] | str] | None:
     """For each OpenAI-format tool, the function declaration LiteLLM sends Gemini (its own conversion,
     ``VertexGeminiConfig._map_function``), or the error LiteLLM raises converting it (a ``str``: that
     request would fail before reaching Gemini); ``None`` when this LiteLLM version has no such helper."""
@@ -104,7 +103,7 @@ def gemini_declarations(tools: list[dict[str, Any]]) -> list[dict[str, Any] | st
     config = VertexGeminiConfig()
     if not callable(getattr(config, "_map_function", None)):
         return None
-    converted: list[dict[str, Any] | str] = []
+    converted: list[dict[str, object] | str] = []
     for tool in tools:
         try:
             mapped = config._map_function([json.loads(json.dumps(tool))], optional_params={})
