@@ -1,7 +1,7 @@
 """Benchmarks 3 and 4: the chat's tool loop and streaming, against the same work written by hand.
 
 The model is an OpenAI-compatible endpoint scripted with respx at the HTTP level (the helpers of
-``tests/chat/conftest.py``), so LiteLLM's real request and response code runs on both sides. The
+``tests/scripted_llm/respx_mock.py``), so LiteLLM's real request and response code runs on both sides. The
 answers are encoded once, up front, so the mock adds as little as possible to either side.
 """
 
@@ -19,8 +19,9 @@ from _harness import STDIO_CONFIG, Row, fmt_ms, interleaved, raw_and_ours, repor
 from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
-from tests.chat.conftest import API_BASE, LLM, MODEL, Turn, completion_body, sse, stream_chunks
-from tests.scripted_llm.respx_mock import litellm_respx
+from tests.helpers.chat import LLM
+from tests.scripted_llm.openai import Turn, completion_body, sse, stream_chunks
+from tests.scripted_llm.respx_mock import API_BASE, MODEL, litellm_respx
 
 QUESTION = "Add these five pairs of numbers."
 FINAL = "The five sums are 1, 2, 3, 4 and 5."

@@ -7,7 +7,7 @@ Run from the repository root (needs the ``code`` extra)::
     python benchmarks/code_mode.py --only tokens
     python benchmarks/code_mode.py --only overhead --reps 7
 
-Counts and ratios, not timed tests. The model is scripted at the HTTP level (``tests/chat/conftest.py``),
+Counts and ratios, not timed tests. The model is scripted at the HTTP level (``tests/scripted_llm/respx_mock.py``),
 so LiteLLM's real request code runs, and the prompt tokens counted are those of the request bodies
 actually sent (messages and tool definitions, ``litellm.token_counter`` for ``gpt-4o-mini``). Both
 variants of a task run against the same in-process MCP servers, with the same scripted reasoning: the
@@ -49,8 +49,9 @@ from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer  # noqa: E402
 from mcp_litellm._chat.message import ToolCall  # noqa: E402
 from mcp_litellm._chat.tool_loop import run_call  # noqa: E402
 from mcp_litellm._llm import litellm_module  # noqa: E402
-from tests.chat.conftest import LLM, ScriptedLLM, Turn  # noqa: E402
-from tests.scripted_llm.respx_mock import litellm_respx  # noqa: E402
+from tests.helpers.chat import LLM  # noqa: E402
+from tests.scripted_llm.openai import Turn  # noqa: E402
+from tests.scripted_llm.respx_mock import ScriptedLLM, litellm_respx  # noqa: E402
 from tests.servers import catalog_server, fixture_server  # noqa: E402
 
 MODEL = "openai/gpt-4o-mini"

@@ -7,7 +7,7 @@ Run from the repository root::
     python benchmarks/tool_search.py --only peers    # ours beside fastmcp's and pydantic-ai's search
     python benchmarks/tool_search.py --only multilingual  # a catalog in Chinese, Japanese, accented text
 
-Counts and ratios, not timings. The model is scripted at the HTTP level (``tests/chat/conftest.py``),
+Counts and ratios, not timings. The model is scripted at the HTTP level (``tests/scripted_llm/respx_mock.py``),
 so LiteLLM's real request code runs and the request bodies counted are the ones actually sent;
 tokens are counted with ``litellm.token_counter`` for ``gpt-4o-mini``.
 
@@ -40,8 +40,9 @@ sys.path.insert(0, str(ROOT))
 import mcp_litellm as ml  # noqa: E402
 from mcp_litellm._chat.tool_search import ToolIndex, entry  # noqa: E402
 from mcp_litellm._llm import litellm_module  # noqa: E402
-from tests.chat.conftest import LLM, ScriptedLLM, Turn  # noqa: E402
-from tests.scripted_llm.respx_mock import litellm_respx  # noqa: E402
+from tests.helpers.chat import LLM  # noqa: E402
+from tests.scripted_llm.openai import Turn  # noqa: E402
+from tests.scripted_llm.respx_mock import ScriptedLLM, litellm_respx  # noqa: E402
 from tests.servers.catalog_server import build_server, catalog  # noqa: E402
 
 MODEL = "openai/gpt-4o-mini"

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.group.fake_llm import Turn, fake_llm  # noqa: E402
 
-from tests.conftest import free_port, start_http_server, stop_process, wait_for_port  # noqa: E402
+from tests.helpers.servers import free_port, start_http_server, stop_process, wait_for_port  # noqa: E402
 
 POOL_SERVER = ROOT / "tests" / "servers" / "pool_server.py"
 

@@ -1,17 +1,15 @@
-"""Shared fixtures: real MCP servers on every transport, and clean-up of every client made."""
+"""Shared fixtures: real MCP servers on every transport, clean-up of every client made, the scripted model, a
+process marker and recorded spans. Helpers (plain functions and classes) live in tests/helpers/."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
 
-import socket
-import subprocess
-import sys
-import threading
-import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,89 +17,18 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
+from tests.helpers.servers import (
+    EVERYTHING,
+    FIXTURE_SERVER,
+    free_port,
+    start_http_server,
+    stop_process,
+    transport_config,
+)
+from tests.helpers.spans import Spans, recording
+from tests.scripted_llm.respx_mock import ScriptedLLM, litellm_respx
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_SERVER = ROOT / "tests" / "servers" / "fixture_server.py"
-EVERYTHING = ROOT / "tests/thirdparty/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 TRANSPORTS = ["stdio", "streamable", "sse", "memory"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early with code {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"server did not listen on port {port} within {timeout}s")
-
-
-def start_http_server(args: list[str], port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Start an HTTP MCP server subprocess and wait until it accepts connections."""
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, **(env or {})}, start_new_session=True)
-    try:
-        wait_for_port(port, process)
-    except BaseException:
-        process.kill()
-        process.wait()
-        raise
-    return process
-
-
-class UvicornThread:
-    """An ASGI ``app`` served by a real uvicorn on 127.0.0.1 (``port``, or a free one) in a daemon thread.
-
-    ``with UvicornThread(app) as served:`` starts it and waits until it listens (``served.url`` is its base
-    URL), and stops it on leaving; ``start()``/``stop()`` do the same by hand. ``options`` go to
-    ``uvicorn.Config`` (``log_level`` is ``"critical"`` unless given)."""
-
-    def __init__(self, app: Any, port: int | None = None, **options: Any) -> None:
-        import uvicorn
-
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
-                                                    **{"log_level": "critical", **options}))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def start(self, timeout: float = 10.0) -> UvicornThread:
-        self.thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the test server on port {self.port} did not start")
-            time.sleep(0.02)
-        return self
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
-    def __enter__(self) -> UvicornThread:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-
-def stop_process(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="session")
@@ -116,20 +43,6 @@ def fixture_http() -> Iterator[dict[str, str]]:
     yield urls
     for process in processes:
         stop_process(process)
-
-
-def transport_config(transport: str, urls: dict[str, str] | None = None) -> tuple[str, dict[str, Any]]:
-    """``(transport_type, config)`` reaching the fixture server over ``transport``."""
-    if transport == "stdio":
-        return "stdio", {"command": sys.executable, "args": [str(FIXTURE_SERVER)]}
-    if transport == "memory":
-        from tests.servers.fixture_server import build_server
-
-        return "memory", {"server": build_server()}
-    assert urls is not None
-    if transport == "streamable":
-        return "streamable", {"url": urls["streamable-http"]}
-    return "sse", {"url": urls["sse"]}
 
 
 @pytest.fixture
@@ -161,3 +74,34 @@ def everything_js() -> Path:
     if not EVERYTHING.exists():
         pytest.fail(f"server-everything is not installed at {EVERYTHING}; run: npm ci --prefix tests/thirdparty")
     return EVERYTHING
+
+
+@pytest.fixture
+def marker() -> str:
+    """A unique tag for the command lines of the servers a test starts."""
+    return f"mltest{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="session")
+def fixture_tools() -> set[str]:
+    """The names of the fixture server's tools (read from the server, so added tools need no test edits)."""
+    import mcp_litellm as ml
+    from tests.servers.fixture_server import build_server
+
+    with ml.client("probe", "memory", {"server": build_server()}) as client:
+        return {tool.name for tool in client.tools()}
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    """The scripted model (LiteLLM's async HTTP made visible to respx, client caches flushed); tests/features
+    and tests/thirdparty use a queued one instead."""
+    with litellm_respx() as router:
+        yield ScriptedLLM(router)
+
+
+@pytest.fixture
+def spans() -> Iterator[Spans]:
+    """Record spans during the test with a provider of its own (removed afterwards)."""
+    with recording() as recorded:
+        yield recorded

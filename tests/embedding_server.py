@@ -254,7 +254,7 @@ def running_embedding_server(cache_file: Path | None = None, timeout: float = 60
     """The model served in a subprocess on a free port of 127.0.0.1; yields the ``api_base`` for LiteLLM
     (``http://127.0.0.1:PORT/v1``). It listens only once the model is loaded. ``cache_file`` keeps the
     vectors across runs (the benchmarks'; tests leave it out)."""
-    from tests.conftest import free_port, stop_process, wait_for_port
+    from tests.helpers.servers import free_port, stop_process, wait_for_port
 
     port = free_port()
     command = [sys.executable, "-m", "tests.embedding_server", "--port", str(port)]

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.conftest import free_port
+from tests.helpers.servers import free_port
 
 __all__ = ["running_redis"]
 

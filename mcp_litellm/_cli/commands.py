@@ -35,16 +35,16 @@ class UsageError(Exception):
     """A command-line mistake found after parsing (exit code 2)."""
 
 
-def demo_config() -> dict[str, Any]:
+def demo_config() -> dict[str, object]:
     """The config used without ``--config``: the demo server shipped in the package, over stdio."""
     return {"mcpServers": {DEMO_SERVER: {"command": sys.executable, "args": ["-m", "mcp_litellm.demo_server"]}}}
 
 
-def command_line_servers(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+def command_line_servers(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     """Config entries for the servers given with ``--command`` and ``--url`` (checked, not started)."""
-    entries: dict[str, dict[str, Any]] = {}
+    entries: dict[str, dict[str, object]] = {}
 
-    def add(name: str, entry: dict[str, Any]) -> None:
+    def add(name: str, entry: dict[str, object]) -> None:
         entries[_unused_name(name, entries)] = entry
 
     for command in args.command or ():
@@ -101,7 +101,7 @@ def select_servers(args: argparse.Namespace) -> tuple[dict[str, ServerConfig], d
 
 
 def not_running_status(name: str, server_config: ServerConfig, group: ClientGroup,
-                       startable: Container[str]) -> dict[str, Any] | None:
+                       startable: Container[str]) -> dict[str, object] | None:
     """The ``status`` (and ``error``) of a selected server that is not running: ``disabled``, ``login``
     (waiting for authorization) or ``failed``; ``None`` when it runs in ``group``."""
     if server_config.disabled:
@@ -122,7 +122,7 @@ def for_command_line(message: object) -> str:
 
 
 @contextmanager
-def connect(args: argparse.Namespace, *, prepare: Callable[[ClientGroup], Any] | None = None,
+def connect(args: argparse.Namespace, *, prepare: Callable[[ClientGroup], object] | None = None,
             **client_options: Any) -> Iterator[ClientGroup]:
     """Start the selected servers (failures are reported and skipped); stop them all afterwards.
 
@@ -272,7 +272,7 @@ def prompts(args: argparse.Namespace) -> int:
 # -- single operations --------------------------------------------------------------------------------
 
 
-def _value(text: str) -> Any:
+def _value(text: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -284,7 +284,7 @@ def _json_given(given: Sequence[str]) -> bool:
     return len(given) == 1 and (given[0].lstrip().startswith("{") or given[0] == "-")
 
 
-def parse_json_arguments(given: Sequence[str]) -> dict[str, Any]:
+def parse_json_arguments(given: Sequence[str]) -> dict[str, object]:
     """The JSON object given as the tool arguments (``-`` reads it from stdin)."""
     text = sys.stdin.read() if given[0] == "-" else given[0]
     try:
@@ -296,18 +296,18 @@ def parse_json_arguments(given: Sequence[str]) -> dict[str, Any]:
     return parsed
 
 
-def typed_arguments(pairs: dict[str, str], schema: dict[str, Any]) -> dict[str, Any]:
+def typed_arguments(pairs: dict[str, str], schema: dict[str, object]) -> dict[str, object]:
     """``key=value`` texts typed by the tool's input schema: a string property keeps the text as given
     (``q=1`` stays ``"1"``); other values are parsed as JSON when they are JSON (``a=1`` becomes 1)."""
     properties = schema.get("properties")
-    typed: dict[str, Any] = {}
+    typed: dict[str, object] = {}
     for key, value in pairs.items():
         kinds = _kinds(properties.get(key) if isinstance(properties, dict) else None)
         typed[key] = value if "string" in kinds and kinds <= {"string", "null"} else _value(value)
     return typed
 
 
-def _kinds(prop: Any) -> set[str]:
+def _kinds(prop: object) -> set[str]:
     """The JSON types a property schema allows, by ``type`` or by the branches of ``anyOf``/``oneOf``
     (``Optional[str]`` is ``anyOf: [string, null]``); empty when the schema does not say."""
     if not isinstance(prop, dict):
@@ -362,15 +362,16 @@ def call(args: argparse.Namespace) -> int:
         return exit_status(group, ok=not result.is_error)
 
 
-def _argument_list(schema: dict[str, Any]) -> str:
-    properties = schema.get("properties") or {}
-    if not properties:
+def _argument_list(schema: dict[str, object]) -> str:
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
         return "it takes no arguments"
-    required = set(schema.get("required") or [])
+    listed = schema.get("required")
+    required = set(listed) if isinstance(listed, list) else set()
     return "arguments: " + ", ".join(f"{name}{'' if name in required else '?'}" for name in properties)
 
 
-def check_arguments(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+def check_arguments(tool_name: str, arguments: dict[str, object], schema: dict[str, object]) -> None:
     """Refuse arguments the tool's input schema does not name, required ones left out, and values of a
     type the schema rules out, before the call (a usage error, as for prompts). A schema without
     ``properties``, or one that allows other properties (``additionalProperties`` true or a schema,
@@ -381,11 +382,12 @@ def check_arguments(tool_name: str, arguments: dict[str, Any], schema: dict[str,
         raise UsageError(f"tool {tool_name!r}: {'; '.join(wrong)}")
 
 
-def _check_names(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+def _check_names(tool_name: str, arguments: dict[str, object], schema: dict[str, object]) -> None:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
-    required = [name for name in schema.get("required") or [] if isinstance(name, str)]
+    listed = schema.get("required")
+    required = [name for name in listed if isinstance(name, str)] if isinstance(listed, list) else []
     missing = [name for name in required if name not in arguments]
     if missing:
         raise UsageError(f"tool {tool_name!r} needs argument(s) {', '.join(map(repr, missing))} "
@@ -393,7 +395,8 @@ def _check_names(tool_name: str, arguments: dict[str, Any], schema: dict[str, An
     extra = schema.get("additionalProperties")
     if extra is True or isinstance(extra, dict):
         return
-    patterns = [p for p in (schema.get("patternProperties") or {}) if isinstance(p, str)]
+    given = schema.get("patternProperties")
+    patterns = [p for p in given if isinstance(p, str)] if isinstance(given, dict) else []
 
     def allowed(name: str) -> bool:
         if name in properties:
@@ -449,7 +452,7 @@ def read(args: argparse.Namespace) -> int:
         return exit_status(group)
 
 
-def _resource_bytes(content: Any) -> str | bytes:
+def _resource_bytes(content: object) -> str | bytes:
     """Text or bytes from whatever a read returned (str, bytes, SDK contents, or a list of them)."""
     if isinstance(content, str | bytes):
         return content
@@ -462,10 +465,12 @@ def _resource_bytes(content: Any) -> str | bytes:
         inner = getattr(content, attr, None)
         if inner is not None and not callable(inner):
             return _resource_bytes(inner)
-    if getattr(content, "text", None) is not None:
-        return str(content.text)
-    if getattr(content, "blob", None) is not None:
-        return base64.b64decode(content.blob)
+    text = getattr(content, "text", None)
+    if text is not None:
+        return str(text)
+    blob = getattr(content, "blob", None)
+    if blob is not None:
+        return base64.b64decode(blob)
     return str(content)
 
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable, Sized
 from typing import Any
 
 from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, not_running_status, select_servers
 from mcp_litellm._cli.render import dump_json, first_line
+from mcp_litellm._client.client import Client
+from mcp_litellm._client.tool import Tool
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.naming import MAX_NAME, safe_tool_name
 from mcp_litellm._core.provider_rules import (
@@ -33,7 +36,8 @@ from mcp_litellm._core.provider_rules import (
     dropped_keywords,
     rules_family,
 )
-from mcp_litellm._llm import gemini_declarations, gemini_schema_fields, llm_provider, tool_tokens
+from mcp_litellm._llm import llm_provider
+from mcp_litellm._llm.doctor import gemini_declarations, gemini_schema_fields, tool_tokens
 from mcp_litellm._servers.group import ClientGroup
 
 HELP = "Check each server and what its tools cost and risk with a model."
@@ -68,7 +72,7 @@ def _era(version: str) -> str:
 _ERA_TEXT = {MODERN: "2026-07-28 era: no server-to-client requests", "2025": "2025 era: initialize handshake"}
 
 
-def _capabilities(client: Any) -> dict[str, list[str]]:
+def _capabilities(client: Client) -> dict[str, list[str]]:
     """``{capability: [its flags]}`` (``listChanged``, ``subscribe``, ...) for what the server declared."""
     declared = client.capabilities.model_dump(by_alias=True, exclude_none=True)
     found: dict[str, list[str]] = {}
@@ -80,7 +84,7 @@ def _capabilities(client: Any) -> dict[str, list[str]]:
     return found
 
 
-def _count(row: dict[str, Any], key: str, offered: bool, listing: Any) -> None:
+def _count(row: dict[str, Any], key: str, offered: bool, listing: Callable[[], Sized]) -> None:
     if not offered:
         row["counts"][key] = 0
         return
@@ -91,7 +95,7 @@ def _count(row: dict[str, Any], key: str, offered: bool, listing: Any) -> None:
         row.setdefault("list_errors", {})[key] = first_line(str(exc), 300)
 
 
-def _rename_reason(tool: Any, clashing_here: set[str], clashing_across: set[str]) -> str | None:
+def _rename_reason(tool: Tool, clashing_here: set[str], clashing_across: set[str]) -> str | None:
     """Why the model sees ``tool.name`` rather than the server's ``tool.mcp_name`` (``None``: it does not)."""
     if tool.name == tool.mcp_name:
         return None
@@ -110,7 +114,7 @@ def _rename_reason(tool: Any, clashing_here: set[str], clashing_across: set[str]
     return "; ".join(reasons) or "renamed by the group"
 
 
-def _names(tools: list[Any], clashing_across: set[str]) -> tuple[list[dict[str, Any]], list[Finding]]:
+def _names(tools: list[Tool], clashing_across: set[str]) -> tuple[list[dict[str, Any]], list[Finding]]:
     cleaned: dict[str, list[str]] = {}
     for tool in tools:
         cleaned.setdefault(safe_tool_name(tool.mcp_name), []).append(tool.mcp_name)
@@ -128,7 +132,7 @@ def _names(tools: list[Any], clashing_across: set[str]) -> tuple[list[dict[str, 
     return rows, notes
 
 
-def _provider_findings(family: str | None, tools: list[Any], definitions: list[dict[str, Any]],
+def _provider_findings(family: str | None, tools: list[Tool], definitions: list[dict[str, Any]],
                        declarations: list[dict[str, Any] | str] | None) -> list[Finding]:
     """What ``family``'s provider would reject in these definitions (and what they lose on the way)."""
     if family is None or not tools:
@@ -173,7 +177,7 @@ def _model_info(model: str) -> dict[str, Any]:
             "rules": rules_family(provider, model)}
 
 
-def _check_server(client: Any, tools: list[Any], info: dict[str, Any],
+def _check_server(client: Client, tools: list[Tool], info: dict[str, Any],
                   clashing_across: set[str]) -> dict[str, Any]:
     server = client.server_info
     caps = _capabilities(client)
@@ -207,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     info["default"] = args.model is None
     options = {"request_timeout": args.timeout} if args.timeout is not None else {}
     rows: list[dict[str, Any]] = []
-    all_tools: list[Any] = []
+    all_tools: list[Tool] = []
     overall: list[Finding] = []
     with ClientGroup(startable, strict=False, **options) as group:
         try:
@@ -215,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as exc:  # with_prefix: false and two servers offer one name: each server on its own
             overall.append(Finding("error", first_line(str(exc), 400)))
             listed = [tool for client in group for tool in _own_tools(client)]
-        by_server: dict[str, list[Any]] = {}
+        by_server: dict[str, list[Tool]] = {}
         for tool in listed:
             by_server.setdefault(tool.client.name, []).append(tool)
         servers_of: dict[str, set[str]] = {}
@@ -235,14 +239,14 @@ def run(args: argparse.Namespace) -> int:
     return _report(args, info, rows, all_tools, overall)
 
 
-def _own_tools(client: Any) -> list[Any]:
+def _own_tools(client: Client) -> list[Tool]:
     try:
         return list(client.tools())
     except MCPLiteLLMError:
         return []  # recorded per server by _check_server
 
 
-def _report(args: argparse.Namespace, info: dict[str, Any], rows: list[dict[str, Any]], tools: list[Any],
+def _report(args: argparse.Namespace, info: dict[str, Any], rows: list[dict[str, Any]], tools: list[Tool],
             overall: list[Finding]) -> int:
     definitions = [tool.to_litellm(info["model"]) for tool in tools]
     total, tokenizer, exact, _ = tool_tokens(info["counted_as"], definitions, provider=info["provider"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 Ask = Callable[[str], "str | None"]
 Say = Callable[[str], None]
@@ -21,7 +20,7 @@ class _Cancelled(Exception):
     """The input ended (or was interrupted) in the middle of the form."""
 
 
-def _titled(options: Any) -> list[tuple[Any, str]] | None:
+def _titled(options: object) -> list[tuple[object, str]] | None:
     """``[{"const": v, "title": t}, ...]`` as (value, title) pairs; None when it is not that shape."""
     if not isinstance(options, list) or not options:
         return None
@@ -34,7 +33,7 @@ def _titled(options: Any) -> list[tuple[Any, str]] | None:
     return pairs
 
 
-def choices(schema: Any) -> list[tuple[Any, str]] | None:
+def choices(schema: object) -> list[tuple[object, str]] | None:
     """The (value, title) choices of a single-select schema (titled, untitled or legacy), else None."""
     if not isinstance(schema, dict):
         return None
@@ -51,23 +50,23 @@ def choices(schema: Any) -> list[tuple[Any, str]] | None:
     return [(value, _show(value)) for value in values]
 
 
-def multi_choices(schema: Any) -> list[tuple[Any, str]] | None:
+def multi_choices(schema: object) -> list[tuple[object, str]] | None:
     """The (value, title) choices of a multi-select field (an array of choices), else None."""
     if not isinstance(schema, dict) or schema.get("type") != "array":
         return None
     return choices(schema.get("items"))
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _numbered(options: list[tuple[Any, str]]) -> bool:
+def _numbered(options: list[tuple[object, str]]) -> bool:
     """Whether choices may be picked by number (not when a value or title is itself a number)."""
     return not any(_show(v).strip().isdigit() or t.strip().isdigit() for v, t in options)
 
 
-def _pick(token: str, options: list[tuple[Any, str]]) -> Any:
+def _pick(token: str, options: list[tuple[object, str]]) -> object:
     token = token.strip()
     if _numbered(options) and token.isdigit():
         index = int(token)
@@ -83,14 +82,14 @@ def _pick(token: str, options: list[tuple[Any, str]]) -> Any:
     raise ValueError(f"{token!r} is not one of the choices; answer with {how}")
 
 
-def _title_of(value: Any, options: list[tuple[Any, str]]) -> str:
+def _title_of(value: object, options: list[tuple[object, str]]) -> str:
     for option, title in options:
         if option == value:
             return title
     return _show(value)
 
 
-def _parse(value: str, schema: dict[str, Any]) -> Any:
+def _parse(value: str, schema: dict[str, object]) -> object:
     kind = schema.get("type")
     if kind == "boolean":
         lowered = value.strip().lower()
@@ -117,7 +116,7 @@ def _parse(value: str, schema: dict[str, Any]) -> Any:
 class _Field:
     """One property of the form: how it is shown, and how an answer becomes its value."""
 
-    def __init__(self, key: str, schema: dict[str, Any], required: bool) -> None:
+    def __init__(self, key: str, schema: dict[str, object], required: bool) -> None:
         self.key, self.schema, self.required = key, schema, required
         self.label = str(schema.get("title") or key)
         self.single = choices(schema)
@@ -167,7 +166,7 @@ class _Field:
             description = f" - {self.schema['description']}"
         return f"    {self.label} ({', '.join(hints)}){description}: "
 
-    def value(self, raw: str) -> Any:
+    def value(self, raw: str) -> object:
         if self.single is not None:
             return _pick(raw, self.single)
         if self.multi is not None:
@@ -186,7 +185,7 @@ class _Field:
         return _parse(raw, self.schema)
 
 
-def _ask_field(field: _Field, ask: Ask, say: Say, content: dict[str, Any]) -> None:
+def _ask_field(field: _Field, ask: Ask, say: Say, content: dict[str, object]) -> None:
     for line in field.listing():
         say(line)
     while True:
@@ -208,7 +207,7 @@ def _ask_field(field: _Field, ask: Ask, say: Say, content: dict[str, Any]) -> No
             say(f"    {exc}")
 
 
-def ask_form(ask: Ask, say: Say, message: str, schema: dict[str, Any]) -> dict[str, Any] | str:
+def ask_form(ask: Ask, say: Say, message: str, schema: dict[str, object]) -> dict[str, object] | str:
     """Ask a form's fields with ``ask`` (one question, one answer; None when the input ended) and show
     notices with ``say``; returns the content, or ``"decline"`` / ``"cancel"``."""
     say(f"  {message}")
@@ -218,8 +217,9 @@ def ask_form(ask: Ask, say: Say, message: str, schema: dict[str, Any]) -> dict[s
     if answer.strip().lower() in ("n", "no", "decline"):
         return "decline"
     properties = schema.get("properties")
-    required = set(schema.get("required") or [])
-    content: dict[str, Any] = {}
+    listed = schema.get("required")
+    required = set(listed) if isinstance(listed, list) else set()
+    content: dict[str, object] = {}
     try:
         for key, field_schema in (properties.items() if isinstance(properties, dict) else ()):
             _ask_field(_Field(str(key), field_schema if isinstance(field_schema, dict) else {}, key in required),

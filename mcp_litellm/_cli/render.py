@@ -6,7 +6,7 @@ import json
 import shutil
 import sys
 import threading
-from typing import Any, TextIO
+from typing import TextIO
 
 from mcp_types import AudioContent, BlobResourceContents, EmbeddedResource, ImageContent
 
@@ -24,7 +24,7 @@ def first_line(text: str | None, width: int = 100) -> str:
     return ""
 
 
-def type_name(schema: Any) -> str:
+def type_name(schema: object) -> str:
     """A JSON schema's type in a few characters: ``integer``, ``string[]``, ``"a"|"b"``, ``string|null``."""
     if not isinstance(schema, dict):
         return "any"
@@ -45,15 +45,17 @@ def type_name(schema: Any) -> str:
     return "any"
 
 
-def signature(name: str, schema: dict[str, Any]) -> str:
+def signature(name: str, schema: dict[str, object]) -> str:
     """``name(a: integer, b?: string)`` from a JSON schema of the arguments (``?`` marks optional)."""
-    properties = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    listed = schema.get("required")
+    required = set(listed) if isinstance(listed, list) else set()
     params = [f"{key}{'' if key in required else '?'}: {type_name(value)}" for key, value in properties.items()]
     return clean(f"{name}({', '.join(params)})")
 
 
-def describe_block(block: Any) -> str:
+def describe_block(block: object) -> str:
     """A one-line text form of a content block (media are described, not dumped)."""
     text = block_text(block)
     if text is not None:
@@ -68,7 +70,7 @@ def describe_block(block: Any) -> str:
     return f"[{getattr(block, 'type', type(block).__name__)} content]"
 
 
-def dump_json(value: Any, stream: TextIO | None = None) -> None:
+def dump_json(value: object, stream: TextIO | None = None) -> None:
     """Print ``value`` as indented JSON."""
     print(json.dumps(value, indent=2, ensure_ascii=False, default=str), file=stream or sys.stdout)
 

@@ -33,7 +33,7 @@ from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
 from mcp_litellm._core.option_checks import FLAG, MESSAGE_SIZE, POSITIVE_INT, SECONDS, checked, closest
 from mcp_litellm._core.protocol import is_modern
-from mcp_litellm._core.redact import redact_config, shown_value
+from mcp_litellm._core.redact import forget_secrets, redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._transports import (
@@ -360,6 +360,7 @@ class Client(CatalogMixin):
         _live_clients.discard(self)
         if connection is not None:
             await connection.close()
+        forget_secrets(self._transport)  # its headers', env's and URL's secrets are no longer masked everywhere
 
     async def _restart(self) -> None:
         await self._stop()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from mcp_types import (
     AudioContent,
@@ -40,12 +39,12 @@ def blob_size(data_b64: str) -> int:
         return 0
 
 
-def image_part(mime_type: str, data_b64: str) -> dict[str, Any]:
+def image_part(mime_type: str, data_b64: str) -> dict[str, object]:
     """A LiteLLM ``image_url`` content part."""
     return {"type": "image_url", "image_url": {"url": data_url(mime_type, data_b64)}}
 
 
-def audio_part(mime_type: str, data_b64: str) -> dict[str, Any]:
+def audio_part(mime_type: str, data_b64: str) -> dict[str, object]:
     """A LiteLLM ``input_audio`` content part (format from the mime type, e.g. ``audio/mpeg`` -> ``mp3``)."""
     subtype = mime_type.split("/")[-1].split(";")[0].strip().lower()
     return {"type": "input_audio", "input_audio": {"data": data_b64, "format": _AUDIO_FORMATS.get(subtype, subtype)}}
@@ -103,7 +102,7 @@ def blob_text(mime_type: str | None, data_b64: str) -> str | None:
         return None
 
 
-def block_text(block: Any) -> str | None:
+def block_text(block: object) -> str | None:
     """The text form of one content block, or ``None`` when it has none (images, audio, image blobs)."""
     if isinstance(block, TextContent):
         return block.text
@@ -128,12 +127,12 @@ def block_text(block: Any) -> str | None:
     return None
 
 
-def join_text(blocks: Iterable[Any]) -> str:
+def join_text(blocks: Iterable[object]) -> str:
     """All text of ``blocks`` joined by newlines."""
     return "\n".join(t for t in (block_text(b) for b in blocks) if t is not None)
 
 
-def is_media(block: Any) -> bool:
+def is_media(block: object) -> bool:
     """True for blocks that become image or audio parts (not text)."""
     if isinstance(block, ImageContent):
         return is_model_image(block.mime_type)
@@ -145,7 +144,7 @@ def is_media(block: Any) -> bool:
     return False
 
 
-def media_part(block: Any) -> dict[str, Any] | None:
+def media_part(block: object) -> dict[str, object] | None:
     """The LiteLLM part for one image/audio block (or image/audio blob), else ``None``."""
     if isinstance(block, ImageContent):
         return image_part(block.mime_type, block.data) if is_model_image(block.mime_type) else None
@@ -160,24 +159,24 @@ def media_part(block: Any) -> dict[str, Any] | None:
     return None
 
 
-def media_parts(blocks: Sequence[Any]) -> list[dict[str, Any]]:
+def media_parts(blocks: Sequence[object]) -> list[dict[str, object]]:
     """Images (and image blobs) as ``image_url`` parts; audio (and audio blobs) as ``input_audio`` parts."""
     return [part for part in (media_part(b) for b in blocks) if part is not None]
 
 
-def media_note(block: Any) -> str:
+def media_note(block: object) -> str:
     """What a text-only message says in place of a media block."""
     if isinstance(block, ImageContent | AudioContent):
         kind, mime = ("image" if isinstance(block, ImageContent) else "audio"), block.mime_type
     else:
-        mime = block.resource.mime_type or ""
+        mime = (block.resource.mime_type if isinstance(block, EmbeddedResource) else None) or ""
         kind = "image" if mime.startswith("image/") else "audio"
     return f"[{kind} ({mime}) attached in the next message]"
 
 
-def content_parts(blocks: Sequence[Any], *, with_media: bool = True) -> list[dict[str, Any]]:
+def content_parts(blocks: Sequence[object], *, with_media: bool = True) -> list[dict[str, object]]:
     """``blocks`` as LiteLLM parts, in order: text, and media parts (or notes, without ``with_media``)."""
-    parts: list[dict[str, Any]] = []
+    parts: list[dict[str, object]] = []
     for block in blocks:
         text = block_text(block)
         if text is not None:
@@ -188,9 +187,9 @@ def content_parts(blocks: Sequence[Any], *, with_media: bool = True) -> list[dic
     return parts
 
 
-def resource_contents_parts(contents: Sequence[Any], *, heading: str | None = None) -> list[dict[str, Any]]:
+def resource_contents_parts(contents: Sequence[object], *, heading: str | None = None) -> list[dict[str, object]]:
     """``resources/read`` contents as user-message parts: text, an image part, or a description of binary data."""
-    parts: list[dict[str, Any]] = [{"type": "text", "text": heading}] if heading else []
+    parts: list[dict[str, object]] = [{"type": "text", "text": heading}] if heading else []
     for item in contents:
         if isinstance(item, TextResourceContents):
             parts.append({"type": "text", "text": item.text})
@@ -208,7 +207,7 @@ def resource_contents_parts(contents: Sequence[Any], *, heading: str | None = No
     return parts
 
 
-def contents_value(contents: Sequence[Any]) -> str | bytes:
+def contents_value(contents: Sequence[object]) -> str | bytes:
     """``resources/read`` contents as one value: ``str`` for text, ``bytes`` for blobs.
 
     Several text parts are joined by newlines; several blobs are concatenated; a mix gives the text
@@ -224,14 +223,14 @@ def contents_value(contents: Sequence[Any]) -> str | bytes:
     return "\n".join(pieces)
 
 
-def simplify(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+def simplify(parts: list[dict[str, object]]) -> str | list[dict[str, object]]:
     """Message content: a plain string when every part is text, else the parts."""
     if all(p.get("type") == "text" for p in parts):
-        return "\n".join(p["text"] for p in parts)
+        return "\n".join(str(p["text"]) for p in parts)
     return parts
 
 
-def prompt_message(role: str, block: Any) -> dict[str, Any]:
+def prompt_message(role: str, block: object) -> dict[str, object]:
     """One MCP prompt message as a LiteLLM message.
 
     Images and audio stay media parts in user messages; assistant messages take text only, so media

@@ -6,11 +6,11 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 __all__ = ["keyword_only"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def keyword_only(*names: str) -> Callable[[F], F]:
@@ -23,7 +23,7 @@ def keyword_only(*names: str) -> Callable[[F], F]:
         positional = sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
         method = next(iter(inspect.signature(fn).parameters), None) == "self"
 
-        def moved(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        def moved(args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tuple[object, ...], dict[str, object]]:
             extra = args[positional:]
             if not extra:
                 return args, kwargs
@@ -41,13 +41,13 @@ def keyword_only(*names: str) -> Callable[[F], F]:
             return args[:positional], kwargs
 
         if inspect.iscoroutinefunction(fn):
-            async def call_async(*args: Any, **kwargs: Any) -> Any:
+            async def call_async(*args: object, **kwargs: object) -> object:
                 args, kwargs = moved(args, kwargs)
                 return await fn(*args, **kwargs)
 
             return cast(F, functools.wraps(fn)(call_async))
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def call(*args: object, **kwargs: object) -> object:
             args, kwargs = moved(args, kwargs)
             return fn(*args, **kwargs)
 

@@ -33,7 +33,6 @@ import sys
 import sysconfig
 from collections.abc import Iterable
 from types import TracebackType
-from typing import Any
 
 from mcp_litellm._core.redact import redact_chain, redact_text
 
@@ -75,13 +74,13 @@ class MCPLiteLLMError(Exception):
         super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
         redact_chain(sys.exc_info()[1])
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         """Pickle and copy as made: its message and attributes, without calling ``__init__`` again (whose
         arguments differ from the message an exception keeps in ``args``)."""
         return _rebuilt, (type(self), self.args, dict(self.__dict__))
 
 
-def _rebuilt(cls: type[MCPLiteLLMError], args: tuple[object, ...], state: dict[str, Any]) -> MCPLiteLLMError:
+def _rebuilt(cls: type[MCPLiteLLMError], args: tuple[object, ...], state: dict[str, object]) -> MCPLiteLLMError:
     """An error of ``cls`` with ``args`` and the attributes ``state`` (what :meth:`MCPLiteLLMError.__reduce__`
     saved), unpickled or copied."""
     error = cls.__new__(cls)
@@ -157,7 +156,7 @@ class ServerError(MCPLiteLLMError):
         data: the optional ``data`` member of the error.
     """
 
-    def __init__(self, code: int, message: str, data: Any = None, *, method: str | None = None) -> None:
+    def __init__(self, code: int, message: str, data: object = None, *, method: str | None = None) -> None:
         self.code = code
         self.message = redact_text(message) if isinstance(message, str) else message
         self.data = data
@@ -232,7 +231,7 @@ class ToolLoopLimitError(MCPLiteLLMError):
         message: the model's last message (the one with the unrun tool calls).
     """
 
-    def __init__(self, rounds: int, message: Any) -> None:
+    def __init__(self, rounds: int, message: object) -> None:
         self.rounds = rounds
         self.message = message
         names = ", ".join(sorted({call.name for call in getattr(message, "tool_calls", [])})) or "none"

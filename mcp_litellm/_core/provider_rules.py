@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from mcp_litellm._core.families import NameRules, model_family
 
 Level = Literal["error", "warning", "note"]
 
@@ -61,30 +63,21 @@ MAX_TOOLS: dict[str, int] = {
     "openai": 128,
 }
 
-_OPENAI_LIKE = {"openai", "azure", "azure_ai", "text-completion-openai"}
 _GEMINI_TYPES_EXTRA = {"NULL"}
 """Gemini's Type enum has NULL (LiteLLM's ``Schema`` type list predates it)."""
 
 
-def rules_family(provider: str | None, model: str) -> str | None:
-    """Which rule set applies to ``model`` (``provider`` as ``litellm.get_llm_provider`` reports it):
-    ``openai``, ``anthropic``, ``gemini``, ``bedrock``, or ``None`` when no provider rules are known."""
-    lowered = model.lower()
-    if provider in _OPENAI_LIKE:
-        return "openai"
-    if provider == "anthropic" or (provider in ("vertex_ai", "vertex_ai_beta") and "claude" in lowered):
-        return "anthropic"
-    if provider in ("gemini", "vertex_ai", "vertex_ai_beta"):
-        return "gemini"
-    if provider == "bedrock":
-        return "bedrock"
-    return None
+def rules_family(provider: str | None, model: str) -> NameRules | None:
+    """Which tool-name rule set applies to ``model`` (``provider`` as ``litellm.get_llm_provider`` reports it):
+    ``openai``, ``anthropic``, ``gemini``, ``bedrock``, or ``None`` when no provider rules are known; the rule is
+    :func:`~._core.families.model_family`."""
+    return model_family(model, provider).names
 
 
 # -- schema walking ---------------------------------------------------------------------------------
 
 
-def _children(node: dict[str, Any], path: str) -> Iterator[tuple[str, Any]]:
+def _children(node: dict[str, object], path: str) -> Iterator[tuple[str, object]]:
     properties = node.get("properties")
     if isinstance(properties, dict):
         for name, sub in properties.items():
@@ -110,7 +103,7 @@ def _children(node: dict[str, Any], path: str) -> Iterator[tuple[str, Any]]:
             yield f"{path}<{key}>", node[key]
 
 
-def walk(schema: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
+def walk(schema: object, path: str = "", depth: int = 0) -> Iterator[tuple[str, dict[str, object]]]:
     """Every subschema of ``schema`` with a readable path (``a.b[]`` = items of property ``b`` of ``a``)."""
     if not isinstance(schema, dict) or depth > 64:
         return
@@ -119,7 +112,7 @@ def walk(schema: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, dic
         yield from walk(child, child_path, depth + 1)
 
 
-def keywords(schema: Any) -> set[str]:
+def keywords(schema: object) -> set[str]:
     """The JSON Schema keywords used anywhere in ``schema`` (an empty ``properties: {}`` or ``required: []``
     says nothing, so it does not count)."""
     return {key for _, node in walk(schema) for key, value in node.items() if value not in ({}, [])}
@@ -129,7 +122,7 @@ def _where(path: str) -> str:
     return f"at '{path}'" if path else "at the top level"
 
 
-def _types(node: dict[str, Any]) -> set[str]:
+def _types(node: dict[str, object]) -> set[str]:
     kind = node.get("type")
     if isinstance(kind, str):
         return {kind.lower()}
@@ -159,7 +152,7 @@ def check_count(family: str, count: int) -> list[Finding]:
                                "tool search (tool_search='auto'), passing them all to litellm yourself fails")]
 
 
-def check_openai_schema(name: str, parameters: dict[str, Any]) -> list[Finding]:
+def check_openai_schema(name: str, parameters: dict[str, object]) -> list[Finding]:
     """OpenAI (non-strict function calling): a top-level object schema, and ``items`` on every array
     (400 ``invalid_function_parameters``: "array schema missing items")."""
     found = []
@@ -172,7 +165,7 @@ def check_openai_schema(name: str, parameters: dict[str, Any]) -> list[Finding]:
     return found
 
 
-def check_anthropic_schema(name: str, parameters: dict[str, Any]) -> list[Finding]:
+def check_anthropic_schema(name: str, parameters: dict[str, object]) -> list[Finding]:
     """Anthropic: ``input_schema`` must be a top-level object (LiteLLM keeps only the top-level keys
     Anthropic takes, so a top-level ``anyOf``/``oneOf``/``allOf`` left there is dropped, not rejected)."""
     found = []
@@ -185,7 +178,7 @@ def check_anthropic_schema(name: str, parameters: dict[str, Any]) -> list[Findin
     return found
 
 
-def check_gemini_declaration(declaration: dict[str, Any], fields: set[str], types: set[str]) -> list[Finding]:
+def check_gemini_declaration(declaration: dict[str, object], fields: set[str], types: set[str]) -> list[Finding]:
     """Gemini on the function declaration LiteLLM sends: every keyword is a field of Gemini's ``Schema``
     ("Unknown name ... Cannot find field"), one known type, ``enum`` only on strings and only non-empty
     strings ("only allowed for STRING type", "cannot be empty"), ``items`` on arrays, ``required`` names
@@ -227,7 +220,7 @@ _HARMLESS = {"title", "$schema", "$id", "$comment", "examples", "definitions", "
 """Keywords whose loss changes nothing the model relies on ($ref/$defs are inlined, not lost)."""
 
 
-def dropped_keywords(name: str, family: str, original: dict[str, Any], sent: Any) -> list[Finding]:
+def dropped_keywords(name: str, family: str, original: dict[str, object], sent: object) -> list[Finding]:
     """A ``note`` naming the keywords of the server's schema that do not reach ``family``'s model."""
     lost = sorted(keywords(original) - keywords(sent) - _HARMLESS)
     if not lost:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+import weakref
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
@@ -55,10 +55,10 @@ def url_secrets(url: str) -> list[str]:
     return [*found, *(unquote_plus(value) for value in found)]
 
 
-def redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
+def redact_config(config: Mapping[str, object]) -> dict[str, object]:
     """A copy of a transport config safe to show: header/env values, auth objects and secret URL query
     values are masked."""
-    shown: dict[str, Any] = {}
+    shown: dict[str, object] = {}
     for key, value in config.items():
         if key == "oauth" and isinstance(value, Mapping):
             shown[key] = {k: _oauth_value(k, v) for k, v in value.items()}
@@ -81,7 +81,7 @@ _SECRET_NAME = re.compile(r"(key|token|secret|password|passwd|pwd|credential|coo
 """Mapping keys whose values :func:`shown_value` masks wherever they are nested (``API_KEY``, ``x-auth-token``)."""
 
 
-def shown_value(value: Any) -> str:
+def shown_value(value: object) -> str:
     """The ``repr`` of a wrong value, safe to quote in an error message: a mapping is shown as
     :func:`redact_config` shows a config (``env``/``headers`` values, auth objects, URL query secrets
     masked), and any nested value whose key names a secret (``API_KEY``, ``token``...) is masked too;
@@ -90,7 +90,7 @@ def shown_value(value: Any) -> str:
     return text if len(text) <= _SHOWN_MAX else f"{text[:_SHOWN_MAX]}\u2026"
 
 
-def _masked_value(value: Any, depth: int) -> Any:
+def _masked_value(value: object, depth: int) -> object:
     if depth > 4:
         return "..."
     if isinstance(value, Mapping):
@@ -104,7 +104,7 @@ def _masked_value(value: Any, depth: int) -> Any:
     return value
 
 
-def _oauth_value(key: str, value: Any) -> Any:
+def _oauth_value(key: str, value: object) -> object:
     if key in _OAUTH_PLAIN or value is None:
         return value
     if key == "storage" and isinstance(value, str):
@@ -112,18 +112,58 @@ def _oauth_value(key: str, value: Any) -> Any:
     return f"<{type(value).__name__}>" if key in ("authorize", "storage") else _HIDDEN
 
 
-_known: set[str] = set()
-_known_lock = threading.Lock()
-
-
 _MIN_REMEMBERED = 8
 """Values masked everywhere are at least this long: shorter ones are more often words than credentials."""
 _AUTH_SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key"}
+_LOOSE_MAX = 256
+"""Secrets remembered without an owner (a one-time OAuth code, a PKCE verifier) that are kept: the newest."""
 
 
-def remember_secrets(values: Iterable[object]) -> None:
+class _KnownSecrets:
+    """The secrets masked in every log record and error: each set belongs to an owner (a client's transport,
+    an OAuth provider) and goes when the owner is forgotten (:func:`forget_secrets`, when its client stops)
+    or collected; values remembered without an owner are kept up to :data:`_LOOSE_MAX`, newest first. So the
+    set never grows for the life of the process: in a ``ClientPool``, a user's token leaves with their client."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owned: weakref.WeakKeyDictionary[object, frozenset[str]] = weakref.WeakKeyDictionary()
+        self._loose: dict[str, None] = {}
+        self._all: frozenset[str] = frozenset()
+
+    def add(self, found: set[str], owner: object | None) -> None:
+        with self._lock:
+            if owner is None:
+                for value in found:
+                    self._loose.pop(value, None)
+                    self._loose[value] = None
+                while len(self._loose) > _LOOSE_MAX:
+                    del self._loose[next(iter(self._loose))]
+            else:
+                self._owned[owner] = self._owned.get(owner, frozenset()) | found
+            self._update()
+
+    def forget(self, owner: object) -> None:
+        with self._lock:
+            if self._owned.pop(owner, None) is not None:
+                self._update()
+
+    def _update(self) -> None:
+        self._all = frozenset().union(self._loose, *self._owned.values())
+
+    def values(self) -> frozenset[str]:
+        """All known secrets now (an owner collected since the last change may still be in: harmless)."""
+        return self._all
+
+
+_known = _KnownSecrets()
+
+
+def remember_secrets(values: Iterable[object], owner: object | None = None) -> None:
     """Add values (a server's ``env`` values, header values, credentials) to the secrets masked in every
-    log record of ``mcp_litellm``, the MCP SDK and its HTTP client, and in every mcp_litellm error."""
+    log record of ``mcp_litellm``, the MCP SDK and its HTTP client, and in every mcp_litellm error, for as
+    long as ``owner`` lives or until :func:`forget_secrets` (``owner`` left out: one of the newest few
+    hundred such values)."""
     found: set[str] = set()
     for value in values:
         if not isinstance(value, str):
@@ -133,12 +173,22 @@ def remember_secrets(values: Iterable[object]) -> None:
         scheme, _, credential = value.partition(" ")
         if scheme.lower() in _AUTH_SCHEMES and len(credential.strip()) >= _MIN_REMEMBERED:
             found.add(credential.strip())  # "Bearer <token>": the token alone may be quoted too
-    if found - _known:
-        with _known_lock:
-            _known.update(found)
+    if found:
+        _known.add(found, owner)
 
 
-def secret_params(params: Mapping[str, Any]) -> list[str]:
+def forget_secrets(owner: object | None) -> None:
+    """Stop masking the secrets remembered for ``owner`` (its client stopped); nothing for ``None``."""
+    if owner is not None:
+        _known.forget(owner)
+
+
+def known_secrets() -> frozenset[str]:
+    """The secrets masked everywhere right now."""
+    return _known.values()
+
+
+def secret_params(params: Mapping[str, object]) -> list[str]:
     """The string values of LiteLLM call parameters whose names say they hold a secret (``api_key``,
     ``aws_secret_access_key``, ``vertex_credentials_token``, ...: names with key, token or secret in them)."""
     return [value for key, value in params.items()
@@ -154,7 +204,7 @@ def short_token(value: str, keep: int = 6) -> str:
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every known secret value (say, a server's ``env`` values, and every value given to
     :func:`remember_secrets`) and every secret URL query value replaced by ``***``."""
-    for secret in (*secrets, *_known):
+    for secret in (*secrets, *_known.values()):
         if len(secret) >= _MIN_SECRET and secret in text:
             text = text.replace(secret, _HIDDEN)
     return redact_url(text)
@@ -179,7 +229,7 @@ def redact_chain(error: BaseException | None, secrets: Iterable[str] = ()) -> No
 
 
 def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
-    def masked(value: Any) -> Any:
+    def masked(value: object) -> object:
         return _masked_data(value, secrets, 0)
 
     try:
@@ -197,7 +247,7 @@ def _redact_exception(error: BaseException, secrets: tuple[str, ...]) -> None:
         return
 
 
-def _masked_data(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
+def _masked_data(value: object, secrets: tuple[str, ...], depth: int) -> object:
     """``value`` with secrets masked in its strings, looking into the data an exception carries: the SDK's
     ``MCPError`` keeps its message (what ``str()`` shows) in a pydantic ``ErrorData``, its ``data`` in
     there too. Unchanged values are returned as they are (the same object)."""
@@ -207,12 +257,12 @@ def _masked_data(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
     if depth > 5:
         return value
     if isinstance(value, BaseModel):
-        changes = {}
+        changes: dict[str, object] = {}
         for field in type(value).model_fields:
             current = getattr(value, field, None)
-            shown = _masked_data(current, secrets, depth + 1)
-            if shown is not current:
-                changes[field] = shown
+            masked = _masked_data(current, secrets, depth + 1)
+            if masked is not current:
+                changes[field] = masked
         return value.model_copy(update=changes) if changes else value
     if isinstance(value, Mapping):
         items = {k: _masked_data(v, secrets, depth + 1) for k, v in value.items()}
@@ -229,15 +279,15 @@ _MASKED_LOGGERS = ("mcp", "httpx", "httpcore")
 """Logger name prefixes whose records are masked (``mcp`` covers ``mcp_litellm`` and the SDK)."""
 
 
-def _masking_factory(previous: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
-    def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = previous(*args, **kwargs)
-        if record.name.startswith(_MASKED_LOGGERS):
-            mask_record(record)
-        return record
+class MaskingFilter(logging.Filter):
+    """Masks known secrets in each record of the logger it is on (:func:`mask_record`); keeps every record."""
 
-    make.mcp_litellm_masking = True  # type: ignore[attr-defined]
-    return make
+    def filter(self, record: logging.LogRecord) -> bool:
+        mask_record(record)
+        return True
+
+
+_MASKING = MaskingFilter()
 
 
 def mask_record(record: logging.LogRecord) -> None:
@@ -258,10 +308,12 @@ def mask_record(record: logging.LogRecord) -> None:
 
 def install_log_masking() -> None:
     """Mask secrets in the records of the ``mcp*``, ``httpx*`` and ``httpcore*`` loggers, whatever handler
-    they reach (the log record factory is wrapped once; other factories keep working)."""
-    current = logging.getLogRecordFactory()
-    if not getattr(current, "mcp_litellm_masking", False):
-        logging.setLogRecordFactory(_masking_factory(current))
-
-
-install_log_masking()
+    they reach: a :class:`MaskingFilter` on each of those loggers that exists (a logger's filters see the
+    records made on it, before any handler does). Idempotent and cheap; a client calls it as it starts, so
+    the loggers of modules imported since (the OAuth flow's) are covered from their first session."""
+    loggers = logging.root.manager.loggerDict
+    for name in (*_MASKED_LOGGERS, "mcp_litellm", *list(loggers)):
+        if name.startswith(_MASKED_LOGGERS):
+            logger = logging.getLogger(name)
+            if _MASKING not in logger.filters:
+                logger.addFilter(_MASKING)

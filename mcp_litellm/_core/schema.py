@@ -23,7 +23,8 @@ top-level object). With a model, what that provider cannot take is rewritten her
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from mcp_litellm._core.families import SchemaDialect, model_family
 
 _GEMINI_KEEP = {
     "type", "format", "description", "nullable", "default", "items", "minItems", "maxItems", "enum",
@@ -36,22 +37,13 @@ _NOTED = ("exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems")
 _MAX_DEPTH = 40
 
 
-def provider_family(model: str | None) -> str:
-    """Classify a LiteLLM model string: ``"openai"`` (default), ``"gemini"`` or ``"anthropic"``."""
-    if not model:
-        return "openai"
-    lowered = model.lower()
-    provider, _, rest = lowered.partition("/") if "/" in lowered else ("", "", lowered)
-    if provider == "anthropic" or (not provider and rest.startswith("claude")):
-        return "anthropic"
-    if provider in {"bedrock", "vertex_ai", "vertex_ai_beta"} and "claude" in rest:
-        return "anthropic"
-    if provider in {"gemini", "vertex_ai", "vertex_ai_beta"} or (not provider and rest.startswith("gemini")):
-        return "gemini"
-    return "openai"
+def provider_family(model: str | None) -> SchemaDialect:
+    """The JSON-schema dialect ``model`` takes: ``"openai"`` (the default: JSON Schema as it is), ``"gemini"``
+    or ``"anthropic"`` (Claude on Bedrock and Vertex AI too); the rule is :func:`~._core.families.model_family`."""
+    return model_family(model).schema
 
 
-def _copy_json(value: Any) -> Any:
+def _copy_json(value: object) -> object:
     """A deep copy of JSON-shaped data (dicts, lists, scalars); several times faster than ``copy.deepcopy``."""
     if isinstance(value, dict):
         return {key: _copy_json(item) for key, item in value.items()}
@@ -60,7 +52,17 @@ def _copy_json(value: Any) -> Any:
     return value
 
 
-def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
+def _object(value: object) -> dict[str, object]:
+    """``value`` when it is a JSON object, else a new empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: object) -> list[object]:
+    """``value`` when it is a JSON array, else a new empty one."""
+    return value if isinstance(value, list) else []
+
+
+def object_schema(schema: dict[str, object] | None) -> dict[str, object]:
     """A deep copy of ``schema`` that is a top-level object schema.
 
     An empty or missing schema becomes ``{"type": "object", "properties": {}}``; a schema with
@@ -68,7 +70,7 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """
     if not schema:
         return {"type": "object", "properties": {}}
-    result: dict[str, Any] = _copy_json(schema)
+    result = {key: _copy_json(value) for key, value in schema.items()}
     if "type" not in result and any(k in result for k in ("properties", "anyOf", "oneOf", "allOf", "required")):
         result["type"] = "object"
     if result.get("type") != "object":
@@ -76,7 +78,7 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     return result
 
 
-def schema_for_model(schema: dict[str, Any] | None, model: str | None) -> dict[str, Any]:
+def schema_for_model(schema: dict[str, object] | None, model: str | None) -> dict[str, object]:
     """The parameters schema to send for ``model`` (always a new dict; ``schema`` is never modified)."""
     result = object_schema(schema)
     family = provider_family(model)
@@ -90,7 +92,7 @@ def schema_for_model(schema: dict[str, Any] | None, model: str | None) -> dict[s
 # -- anthropic ------------------------------------------------------------------------------------
 
 
-def anthropic_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def anthropic_schema(schema: dict[str, object]) -> dict[str, object]:
     """Top-level rules for Anthropic (see the module docstring). Takes ownership of ``schema``."""
     result = merge_top_level_combinators(schema)
     for key in ("title", "$schema", "$id"):
@@ -98,13 +100,13 @@ def anthropic_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def merge_top_level_combinators(schema: dict[str, Any]) -> dict[str, Any]:
+def merge_top_level_combinators(schema: dict[str, object]) -> dict[str, object]:
     """Fold top-level ``anyOf``/``oneOf``/``allOf`` object branches into the object's own properties.
 
     ``required`` gains the names every branch requires (``anyOf``/``oneOf``) or any branch requires
     (``allOf``); properties already defined at the top level win over branch ones.
     """
-    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    defs = {**_object(schema.get("definitions")), **_object(schema.get("$defs"))}
     for combinator in ("allOf", "anyOf", "oneOf"):
         branches = schema.get(combinator)
         if not isinstance(branches, list):
@@ -113,20 +115,22 @@ def merge_top_level_combinators(schema: dict[str, Any]) -> dict[str, Any]:
         if not all(isinstance(b, dict) and (b.get("type", "object") == "object") for b in resolved):
             continue
         schema.pop(combinator)
-        properties = schema.setdefault("properties", {})
+        properties = schema.get("properties")
+        if not isinstance(properties, dict):
+            properties = schema["properties"] = {}
         required_sets = []
-        for branch in resolved:
-            for name, sub in (branch.get("properties") or {}).items():
+        for branch in map(_object, resolved):
+            for name, sub in _object(branch.get("properties")).items():
                 properties.setdefault(name, sub)
-            required_sets.append(set(branch.get("required") or []))
+            required_sets.append(set(_array(branch.get("required"))))
         extra = set.union(*required_sets) if combinator == "allOf" else set.intersection(*required_sets)
         if required_sets and extra:
-            required = list(schema.get("required") or [])
-            schema["required"] = required + sorted(extra - set(required))
+            required = list(_array(schema.get("required")))
+            schema["required"] = required + sorted(extra - set(required), key=str)
     return schema
 
 
-def _resolve_local(node: Any, defs: dict[str, Any]) -> Any:
+def _resolve_local(node: object, defs: dict[str, object]) -> object:
     if isinstance(node, dict) and isinstance(node.get("$ref"), str):
         target = defs.get(node["$ref"].rsplit("/", 1)[-1])
         if isinstance(target, dict):
@@ -137,18 +141,17 @@ def _resolve_local(node: Any, defs: dict[str, Any]) -> Any:
 # -- gemini ---------------------------------------------------------------------------------------
 
 
-def gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def gemini_schema(schema: dict[str, object]) -> dict[str, object]:
     """Gemini's rules (see the module docstring). Takes ownership of ``schema``."""
-    defs = {**schema.pop("definitions", {}), **schema.pop("$defs", {})}
-    inlined = _inline_refs(schema, defs, (), 0)
-    merged = merge_top_level_combinators(inlined)
+    defs = {**_object(schema.pop("definitions", None)), **_object(schema.pop("$defs", None))}
+    merged = merge_top_level_combinators(_object(_inline_refs(schema, defs, (), 0)))
     result = _gemini_node(merged, 0)
     result["type"] = "object"
     result.pop("nullable", None)
     return result
 
 
-def _inline_refs(node: Any, defs: dict[str, Any], chain: tuple[str, ...], depth: int) -> Any:
+def _inline_refs(node: object, defs: dict[str, object], chain: tuple[str, ...], depth: int) -> object:
     if depth > _MAX_DEPTH:
         return {"type": "object", "description": "(nested too deeply to describe)"}
     if isinstance(node, list):
@@ -164,26 +167,26 @@ def _inline_refs(node: Any, defs: dict[str, Any], chain: tuple[str, ...], depth:
             note = f"({what} reference to {name})"
             return {"type": "object", "description": f"{siblings.get('description', '')} {note}".strip()}
         target = _inline_refs(_copy_json(defs[name]), defs, (*chain, name), depth + 1)
-        return {**target, **_inline_refs(siblings, defs, chain, depth + 1)}
+        return {**_object(target), **_object(_inline_refs(siblings, defs, chain, depth + 1))}
     return {k: _inline_refs(v, defs, chain, depth + 1) for k, v in node.items() if k not in ("$defs", "definitions")}
 
 
-def _note(node: dict[str, Any], text: str) -> None:
+def _note(node: dict[str, object], text: str) -> None:
     description = node.get("description")
     node["description"] = f"{description} {text}" if description else text
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
+def _gemini_node(node: object, depth: int) -> dict[str, object]:
     """Rewrite one subschema (and its children) for Gemini."""
     if node is True or not isinstance(node, dict) or depth > _MAX_DEPTH:
         return {}
     node = dict(node)
     if "oneOf" in node:  # exclusivity is lost, the alternatives are kept
-        node["anyOf"] = [*node.get("anyOf", []), *node.pop("oneOf")]
+        node["anyOf"] = [*_array(node.get("anyOf")), *_array(node.pop("oneOf"))]
     if isinstance(node.get("allOf"), list):
         node = _merge_all_of(node)
     types = node.get("type")
@@ -195,7 +198,7 @@ def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
             node["type"] = non_null[0]
         else:
             node.pop("type")
-            node["anyOf"] = [*node.get("anyOf", []), *({"type": t} for t in non_null)]
+            node["anyOf"] = [*_array(node.get("anyOf")), *({"type": t} for t in non_null)]
     kind = node.get("type")
     if isinstance(kind, str) and kind.lower() not in _JSON_TYPES:  # "any", "file" ...: Gemini knows none
         node.pop("type")
@@ -221,11 +224,13 @@ def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
     for key in _NOTED:
         if key in node:
             _note(node, f"{key}: {_literal(node[key])}.")
-    out: dict[str, Any] = {k: v for k, v in node.items() if k in _GEMINI_KEEP}
-    if isinstance(out.get("properties"), dict):
-        out["properties"] = {name: _gemini_node(sub, depth + 1) for name, sub in out["properties"].items()}
-        if isinstance(out.get("required"), list):
-            out["required"] = [n for n in out["required"] if n in out["properties"]]
+    out: dict[str, object] = {k: v for k, v in node.items() if k in _GEMINI_KEEP}
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        out["properties"] = properties = {name: _gemini_node(sub, depth + 1) for name, sub in properties.items()}
+        required = out.get("required")
+        if isinstance(required, list):
+            out["required"] = [n for n in required if n in properties]
         out.setdefault("type", "object")
     elif "required" in out:
         out.pop("required")
@@ -237,7 +242,7 @@ def _gemini_node(node: Any, depth: int) -> dict[str, Any]:
     return out
 
 
-def _gemini_enum(node: dict[str, Any], enum: list[Any]) -> None:
+def _gemini_enum(node: dict[str, object], enum: list[object]) -> None:
     """Gemini takes ``enum`` only on strings and only of non-empty strings (LiteLLM sends ``""`` as
     ``null``, which Gemini refuses): any other enum goes into the description, so no value is lost."""
     strings = all(isinstance(v, str) for v in enum)
@@ -254,7 +259,7 @@ def _gemini_enum(node: dict[str, Any], enum: list[Any]) -> None:
         _note(node, "One of: " + ", ".join(_literal(v) for v in enum) + ".")
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -266,23 +271,26 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else "object" if isinstance(value, dict) else "array"
 
 
-def _merge_all_of(node: dict[str, Any]) -> dict[str, Any]:
-    branches = [b for b in node.pop("allOf") if isinstance(b, dict)]
-    merged: dict[str, Any] = {}
+def _merge_all_of(node: dict[str, object]) -> dict[str, object]:
+    branches = [b for b in _array(node.pop("allOf")) if isinstance(b, dict)]
+    merged: dict[str, object] = {}
+    properties: dict[str, object] = {}
+    required: list[object] = []
     for branch in [*branches, node]:
         for key, value in branch.items():
             if key == "properties" and isinstance(value, dict):
-                merged.setdefault("properties", {}).update(value)
+                properties.update(value)
+                merged["properties"] = properties
             elif key == "required" and isinstance(value, list):
-                merged["required"] = [*merged.get("required", []), *(n for n in value if n not in merged.get(
-                    "required", []))]
+                required += [n for n in value if n not in required]
+                merged["required"] = required
             else:
                 merged[key] = value
     return merged
 
 
-def _gemini_any_of(node: dict[str, Any], depth: int) -> dict[str, Any]:
-    branches = [_gemini_node(b, depth + 1) for b in node.pop("anyOf")]
+def _gemini_any_of(node: dict[str, object], depth: int) -> dict[str, object]:
+    branches = [_gemini_node(b, depth + 1) for b in _array(node.pop("anyOf"))]
     non_null = [b for b in branches if b.get("type") != "null"]
     if len(non_null) < len(branches):
         node["nullable"] = True

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from typing import Any
 
 __all__ = ["schema_errors"]
 
@@ -40,7 +39,7 @@ def _is_date_time(instance: object) -> bool:
 
 
 @functools.cache
-def _format_checker() -> Any:
+def _format_checker() -> object:
     """jsonschema's ``FormatChecker``, plus the formats MCP forms use that jsonschema checks only with
     optional packages (``rfc3987``, ``rfc3339-validator``): unchecked, any text would pass."""
     from jsonschema import FormatChecker
@@ -52,7 +51,7 @@ def _format_checker() -> Any:
     return checker
 
 
-def schema_errors(content: Any, schema: dict[str, Any] | None) -> list[str]:
+def schema_errors(content: object, schema: dict[str, object] | None) -> list[str]:
     """Why ``content`` does not match the requested ``schema`` (empty when it does).
 
     String formats are checked too: ``email``, ``uri``, ``uri-reference``, ``date``, ``date-time`` and

@@ -117,7 +117,7 @@ def http_status_advice(status: int, *, with_session: bool = False, credentials: 
     return "the server rejected the request"
 
 
-class _ExpiredSessionDeleteFilter(logging.Filter):
+class ExpiredSessionDeleteFilter(logging.Filter):
     """The SDK warns when the DELETE that closes a session fails: the server already forgot it (404, or
     400 from TypeScript servers) or is unreachable (a restart, an outage; the session is gone with it).
     Closing is best effort and nothing is left to do: say it at DEBUG."""
@@ -129,8 +129,6 @@ class _ExpiredSessionDeleteFilter(logging.Filter):
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return True
 
-
-logging.getLogger("mcp.client.streamable_http").addFilter(_ExpiredSessionDeleteFilter())
 
 
 def _check(transport: str, config: Mapping[str, Any]) -> None:
@@ -182,9 +180,9 @@ def header_problem(name: str, value: str) -> str | None:
     return None
 
 
-def _headers(config: Mapping[str, Any]) -> dict[str, str]:
+def _headers(config: Mapping[str, Any], owner: Transport) -> dict[str, str]:
     headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
-    remember_secrets([*headers.values(), *url_secrets(config["url"])])
+    remember_secrets([*headers.values(), *url_secrets(config["url"])], owner)
     return headers
 
 
@@ -245,7 +243,7 @@ class StreamableTransport(_HttpTransport):
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Any]:
-            headers = _headers(config)
+            headers = _headers(config, self)
             session = SessionHeaders()
             http = AnswerKeepingClient(  # an answer cut off fails its call, not the session
                 headers=headers,
@@ -297,7 +295,7 @@ class SseTransport(_HttpTransport):
                         return  # OAuth answers this one (and marks the retry final)
                     relay_send.close()
 
-            headers = _headers(config)
+            headers = _headers(config, self)
             http = httpx2.AsyncClient(
                 headers=headers or None,
                 timeout=timeout,

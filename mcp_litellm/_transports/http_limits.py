@@ -18,7 +18,6 @@ limit in memory and the time to inflate that much.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
 import httpx2
 import mcp_types as types
@@ -92,11 +91,11 @@ class OversizedEventErrors(StreamWrapper):
     """The streamable HTTP client's read stream, with the SDK's error for an event over the limit (a
     "connection closed" that would drop the session) replaced by the error for an answer too large."""
 
-    def __init__(self, inner: Any, limit: int) -> None:
+    def __init__(self, inner: object, limit: int) -> None:
         super().__init__(inner)
         self._limit = limit
 
-    def _mapped(self, item: Any) -> Any:
+    def _mapped(self, item: object) -> object:
         if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCError):
             error = item.message.error
             request_id = item.message.id
@@ -104,11 +103,11 @@ class OversizedEventErrors(StreamWrapper):
                 return error_for(request_id, too_big(self._limit))
         return item
 
-    async def receive(self) -> Any:
+    async def receive(self) -> object:
         return self._mapped(await self._inner.receive())
 
     def __aiter__(self) -> OversizedEventErrors:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> object:
         return self._mapped(await self._inner.__anext__())

@@ -8,8 +8,9 @@ transport's response hook and the OAuth flow of exactly that request's POSTs rea
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = ["HttpObserver", "HttpStatus", "http_observer"]
 
@@ -43,8 +44,8 @@ class HttpObserver:
     def __init__(self) -> None:
         self.last: HttpStatus | None = None
         self.auth_error: Exception | None = None
-        self.deadline: Any = None
-        self.pause: Any = None
+        self.deadline: object = None
+        self.pause: Callable[[], AbstractContextManager[None]] | None = None
 
     def failure(self) -> HttpStatus | None:
         """The last POST's answer when it was an HTTP error (status >= 400), else ``None``."""

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._transports.base import FactoryTransport, Transport, TransportOptions
+from mcp_litellm._transports.log_filters import install_log_filters
 
 TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
 """A callable taking the client's config mapping and returning a :data:`TransportTarget`."""
@@ -127,5 +128,6 @@ def register_transport(name: str, factory: TransportFactory) -> None:
 
 def make_transport(transport_type: str, config: Mapping[str, Any], options: TransportOptions) -> Transport:
     """The transport object for one client (no I/O, no validation: :meth:`Transport.open` validates)."""
+    install_log_filters()  # a client makes its transport as it starts: mcp_litellm's log filters go on then
     return _table()[canonical_transport_name(transport_type)](config, options)
 

@@ -105,7 +105,7 @@ class StdioTransport(Transport):
         parameters(self.config)
 
     def open(self, report: ExitReport) -> TransportTarget:
-        return _connect(parameters(self.config), self.options.server, report, self.options.max_message_size)
+        return _connect(parameters(self.config), self.options.server, report, self.options.max_message_size, self)
 
 
 # -- the process group ---------------------------------------------------------------------------------
@@ -225,9 +225,9 @@ class _Stdout:
 
 @asynccontextmanager
 async def _connect(params: StdioServerParameters, label: str, report: ExitReport | None,
-                   limit: int) -> AsyncIterator[Any]:
+                   limit: int, owner: object = None) -> AsyncIterator[Any]:
     secrets = tuple((params.env or {}).values())
-    remember_secrets(secrets)
+    remember_secrets(secrets, owner)
     if report is not None:
         report.secrets = secrets
     process = await _spawn(params)

@@ -12,7 +12,7 @@ import asyncio
 import builtins
 import threading
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from mcp_litellm._client.handler_types import Decision
 from mcp_litellm._core.errors import ConfigError
@@ -27,7 +27,7 @@ class _Registry:
     _lock: ClassVar[threading.Lock]
     _on_timeout: ClassVar[Decision]
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         cls._pending = {}
         cls._lock = threading.Lock()
@@ -80,7 +80,7 @@ class ElicitationRegistry(_Registry):
     _on_timeout = Decision("cancel", reason="timed out")
 
     @classmethod
-    def complete(cls, elicitation_id: str, response: Mapping[str, Any] | None = None) -> bool:
+    def complete(cls, elicitation_id: str, response: Mapping[str, object] | None = None) -> bool:
         """Accept with ``response`` (validated against the requested schema before it is sent).
 
         Returns True when a pending elicitation took it, False when none is waiting under that id

@@ -43,7 +43,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 from starlette.routing import Mount
 
-from tests.conftest import UvicornThread, free_port
+from tests.helpers.servers import UvicornThread, free_port
 
 CC_CLIENT = ("machine-client", "machine-secret-0123456789")
 """The pre-registered client for the client_credentials grant: (client_id, client_secret)."""

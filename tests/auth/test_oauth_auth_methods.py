@@ -13,7 +13,7 @@ from mcp.shared.auth import OAuthClientInformationFull
 
 import mcp_litellm as ml
 from tests.auth.oauth_server import APP_CLIENT, APP_REDIRECT, CC_CLIENT, OAuthServer
-from tests.auth.test_oauth_flow import Browser, add, make
+from tests.helpers.oauth import Browser, add, make
 
 
 @pytest.fixture

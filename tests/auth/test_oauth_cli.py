@@ -8,15 +8,14 @@ tests/auth/fake_browser.py, which approves and loads the redirect from the loopb
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from tests.auth.oauth_server import OAuthServer, follow
+from tests.auth.oauth_server import OAuthServer
+from tests.helpers.oauth import env, login
 
 
 def config(tmp_path: Path, server: OAuthServer) -> str:
@@ -28,46 +27,9 @@ def config(tmp_path: Path, server: OAuthServer) -> str:
     return str(path)
 
 
-FAKE_BROWSER = Path(__file__).with_name("fake_browser.py")
-
-
-def env(token_dir: Path, *, browser: bool = False) -> dict[str, str]:
-    values = {**os.environ, "MCP_LITELLM_OAUTH_DIR": str(token_dir), "MCP_LITELLM_NO_BROWSER": "1",
-              "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    if browser:
-        del values["MCP_LITELLM_NO_BROWSER"]
-        values.update(DISPLAY=":99", BROWSER=f"{sys.executable} {FAKE_BROWSER} %s")
-    return values
-
-
 def run(*args: str, token_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcp_litellm", *args], capture_output=True, text=True, timeout=90,
                           env=env(token_dir), stdin=subprocess.DEVNULL)
-
-
-def login(cfg: str, token_dir: Path, *, paste: bool) -> tuple[int, str]:
-    """Run ``login notes``: answer its prompt by pasting the redirect, or let the fake browser do it all."""
-    process = subprocess.Popen([sys.executable, "-m", "mcp_litellm", "login", "notes", "-c", cfg],
-                               stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               env=env(token_dir, browser=not paste))
-    assert process.stdin is not None and process.stderr is not None
-    killer = threading.Timer(60, process.kill)
-    killer.start()
-    try:
-        seen: list[str] = []
-        for line in process.stderr:
-            seen.append(line)
-            if paste and line.startswith("  http://"):
-                process.stdin.write(follow(line.strip()) + "\n")
-                process.stdin.flush()
-                break
-        seen.append(process.stderr.read())
-        process.wait(60)
-        return process.returncode, "".join(seen)
-    finally:
-        killer.cancel()
-        if process.poll() is None:
-            process.kill()
 
 
 @pytest.mark.parametrize("paste", [True, False], ids=["paste-back", "loopback-listener"])

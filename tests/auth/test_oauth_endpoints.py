@@ -15,7 +15,7 @@ import mcp_litellm as ml
 from mcp_litellm._transports.base import TransportOptions
 from mcp_litellm._transports.endpoint_policy import cleartext_problem, endpoint_problem
 from mcp_litellm._transports.registry import make_transport
-from tests.conftest import UvicornThread
+from tests.helpers.servers import UvicornThread
 
 SECRET = "cc-secret-value-0123456789"
 

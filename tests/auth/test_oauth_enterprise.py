@@ -18,7 +18,7 @@ import pytest
 import mcp_litellm as ml
 from tests.auth.enterprise_server import WORKLOAD_CLIENT, Enterprise, workload_jwt
 from tests.auth.oauth_server import APP_CLIENT, OAuthServer, follow
-from tests.conftest import ROOT
+from tests.helpers.servers import ROOT
 
 WORKER = Path(__file__).with_name("token_worker.py")
 
@@ -208,7 +208,7 @@ def test_an_async_id_token_callable_runs_on_the_clients_loop(enterprise: tuple[O
 
 def test_two_worker_processes_share_dpop_bound_tokens_and_their_key_through_redis(
         dpop_server: tuple[OAuthServer, Enterprise], redis_url: str, tmp_path: Path) -> None:
-    from tests.auth.test_oauth_redis import finish, stored_document
+    from tests.helpers.oauth import finish, stored_document
 
     server, front = dpop_server
     server.provider.token_ttl = 4

@@ -15,34 +15,9 @@ import pytest
 
 import mcp_litellm as ml
 from tests.auth.oauth_server import APP_CLIENT, APP_REDIRECT, CC_CLIENT, OAuthServer, follow, free_port
+from tests.helpers.oauth import Browser, add, make
 
 TRANSPORTS = ["streamable", "sse"]
-
-
-class Browser:
-    """An ``authorize`` callable that follows the URL (what a user approving in a browser does)."""
-
-    def __init__(self) -> None:
-        self.urls: list[str] = []
-        self.redirects: list[str] = []
-
-    def __call__(self, url: str) -> str:
-        self.urls.append(url)
-        redirected = follow(url)
-        self.redirects.append(redirected)
-        return redirected
-
-
-def make(server: OAuthServer, transport: str = "streamable", *, name: str = "notes", request_timeout: float = 20,
-         **oauth: Any) -> ml.Client:
-    url = server.url if transport == "streamable" else server.sse_url
-    if ("client_secret" in oauth or "private_key" in oauth) and "issuer" not in oauth:
-        oauth["issuer"] = server.issuer  # required with a secret or key: where they may go
-    return ml.Client(name, transport, {"url": url, "oauth": oauth}, request_timeout=request_timeout, start=False)
-
-
-def add(client: ml.Client) -> str:
-    return client.tool("add").execute({"a": 2, "b": 40}).text
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -3,7 +3,6 @@ encrypted at rest (Redis and files) when a key is given; token files refused whe
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,7 +14,8 @@ import pytest
 
 import mcp_litellm as ml
 from tests.auth.oauth_server import OAuthServer, follow
-from tests.conftest import ROOT
+from tests.helpers.oauth import finish, raw_values, stored_document
+from tests.helpers.servers import ROOT
 
 WORKER = Path(__file__).with_name("token_worker.py")
 KEY = "correct horse battery staple, twice"
@@ -29,36 +29,12 @@ def add(client: ml.Client) -> str:
     return client.tool("add").execute({"a": 2, "b": 40}).text
 
 
-def raw_values(redis_url: str) -> dict[str, bytes]:
-    import redis
-
-    with redis.Redis.from_url(redis_url) as connection:
-        return {key.decode(): connection.get(key) for key in connection.keys("mcp-litellm:oauth:*")
-                if not key.endswith(b":lock")}
-
-
-def stored_document(redis_url: str, server: OAuthServer) -> dict[str, Any]:
-    [value] = [v for k, v in raw_values(redis_url).items() if f"127.0.0.1_{server.port}" in k]
-    document: dict[str, Any] = json.loads(value)
-    return document
-
-
 def worker(server: OAuthServer, redis_url: str, go: Path, *, authorize: bool = False) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env.pop("MCP_LITELLM_TOKEN_KEY", None)
     return subprocess.Popen([sys.executable, str(WORKER), server.url, redis_url, str(go),
                              *(["--authorize"] if authorize else [])], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, cwd=ROOT)
-
-
-def finish(process: subprocess.Popen[str]) -> str:
-    try:
-        out, err = process.communicate(timeout=90)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 0, (out, err[-3000:])
-    return out
 
 
 def test_two_processes_share_one_users_tokens_and_one_refresh(oauth_server, redis_url, tmp_path):
@@ -156,7 +132,7 @@ def test_bad_redis_storage_and_keys_are_reported_by_name():
 
 
 def test_redis_down_is_a_clear_auth_error(oauth_server):
-    from tests.conftest import free_port
+    from tests.helpers.servers import free_port
 
     url = f"redis://127.0.0.1:{free_port()}/0"
     with pytest.raises(ml.AuthError, match=r"Redis token storage .* failed .*check that Redis is up at redis://127"):

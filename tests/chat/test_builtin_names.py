@@ -12,7 +12,8 @@ from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
 from mcp_litellm._chat.builtin_names import builtin_name
-from tests.chat.conftest import Turn, assert_history_valid, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn
 
 REPORT = "\n".join(f"line {i:04d} of the report" for i in range(400))  # about 10,000 characters
 

@@ -14,7 +14,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 
 import mcp_litellm as ml
-from tests.chat.conftest import MODEL, Turn, assert_history_valid, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn
+from tests.scripted_llm.respx_mock import MODEL
 
 TEN_ADDS = "x = 0\nfor i in range(1, 11):\n    x = await add(a=x, b=i)\nprint('total', x)\nx * 2"
 

@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import API_BASE, LLM, MODEL, assert_history_valid
+from tests.helpers.chat import LLM, assert_history_valid
 from tests.scripted_llm.openai import Turn, completion_body, sse, stream_chunks
-from tests.scripted_llm.respx_mock import litellm_respx
+from tests.scripted_llm.respx_mock import API_BASE, MODEL, litellm_respx
 
 
 class EchoingLLM:

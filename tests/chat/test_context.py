@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.chat.conftest import Turn, new_chat
+from tests.helpers.chat import new_chat
+from tests.scripted_llm.openai import Turn
 
 
 def test_with_resources_add_text_images_and_binary_descriptions(llm, make_client):

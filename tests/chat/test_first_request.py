@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers.servers import ROOT
 
 IDLE_BOUND = 0.3
 """The longest stall allowed on a machine with time to spare (seconds)."""

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import Turn, assert_history_valid, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn
 
 
 def double(x: int) -> int:

@@ -13,7 +13,7 @@ import openai
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.test_responses_api import BASE, LLM, answer_responses, events, text
+from tests.helpers.responses import BASE, LLM, answer_responses, events, text
 from tests.scripted_llm.respx_mock import litellm_respx
 
 EXCLUDED = ["crash", "ask_*"]

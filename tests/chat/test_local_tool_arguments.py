@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from tests.chat.conftest import Turn, assert_history_valid, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn
 
 
 class Point(BaseModel):

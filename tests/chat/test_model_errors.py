@@ -9,7 +9,7 @@ import openai
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import free_port
+from tests.helpers.servers import free_port
 from tests.scripted_llm.server import Turn, fake_llm
 
 SECRET = "sk-" + "5e4d3c2b1a09" * 2

@@ -11,8 +11,8 @@ import pytest
 import mcp_litellm as ml
 from mcp_litellm import _llm
 from tests.chat.caching_llm import AnthropicCache, OpenAICache, anthropic_text, anthropic_tool_use
-from tests.chat.conftest import API_BASE, LLM
-from tests.scripted_llm.respx_mock import litellm_respx
+from tests.helpers.chat import LLM
+from tests.scripted_llm.respx_mock import API_BASE, litellm_respx
 
 CLAUDE = "anthropic/claude-sonnet-4-5"
 ANTHROPIC = {"api_base": "http://anthropic.test", "api_key": "sk-ant-test"}

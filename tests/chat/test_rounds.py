@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 
-from tests.chat.conftest import Turn, assert_history_valid, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn
 
 
 async def test_leaving_astream_mid_round_cancels_the_calls_still_running(llm, make_client):

@@ -8,7 +8,8 @@ from contextlib import aclosing
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import Turn, assert_history_valid, chunk, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn, chunk
 
 SCRIPT = [Turn(content="Let me add.", tool_calls=[("c1", "add", {"a": 2, "b": 3}), ("c2", "echo", {"message": "x"})]),
           Turn(content="The sum is 5 and the echo is x.")]

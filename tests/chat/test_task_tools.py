@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import Turn, new_chat
+from tests.helpers.chat import new_chat
+from tests.scripted_llm.openai import Turn
 from tests.servers.task_server import build_server
 
 

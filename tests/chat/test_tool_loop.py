@@ -10,7 +10,9 @@ import time
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import MODEL, Turn, assert_history_valid, new_chat
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn
+from tests.scripted_llm.respx_mock import MODEL
 
 
 @pytest.mark.parametrize("transport", ["stdio", "memory"])

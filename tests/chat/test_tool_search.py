@@ -9,7 +9,9 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._llm import litellm_module
-from tests.chat.conftest import MODEL, Turn, assert_history_valid, new_chat, stream_chunks
+from tests.helpers.chat import assert_history_valid, new_chat
+from tests.scripted_llm.openai import Turn, stream_chunks
+from tests.scripted_llm.respx_mock import MODEL
 from tests.servers.catalog_server import build_server
 
 MAX_TOOLS = 128
@@ -296,8 +298,7 @@ def fake_embedding(text: str) -> list[float]:
 
 @pytest.fixture
 def embedder():
-    from tests.chat.conftest import API_BASE, ScriptedLLM
-    from tests.scripted_llm.respx_mock import litellm_respx
+    from tests.scripted_llm.respx_mock import API_BASE, ScriptedLLM, litellm_respx
 
     calls: list[list[str]] = []
 
@@ -322,7 +323,7 @@ def embedder():
 
 
 def embedding_model(request) -> dict:
-    from tests.chat.conftest import API_BASE
+    from tests.scripted_llm.respx_mock import API_BASE
 
     # a model name of its own per test: tool vectors are cached per process by model and text
     return {"model": f"openai/emb-{request.node.name}", "api_base": API_BASE, "api_key": "sk-test-embed-key"}

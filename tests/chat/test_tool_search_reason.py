@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import mcp_litellm as ml
-from tests.chat.conftest import LLM
+from tests.helpers.chat import LLM
 from tests.servers.catalog_server import build_server
 
 UNKNOWN_MODEL = "openai/my-local-model"  # LiteLLM knows no input window for it

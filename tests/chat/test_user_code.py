@@ -9,7 +9,8 @@ import time
 
 import mcp_litellm as ml
 from mcp_litellm._core import user_code
-from tests.chat.conftest import Turn, new_chat
+from tests.helpers.chat import new_chat
+from tests.scripted_llm.openai import Turn
 
 
 def test_a_slow_sync_hook_in_one_chat_does_not_delay_another_threads_tool_call(llm, make_client):

@@ -3,38 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from mcp_litellm._cli.commands import DEMO_NOTICE
-from tests.group.conftest import fixture_entry, wait_no_processes
+from tests.helpers.cli import one_line_error, run, write_config
+from tests.helpers.entries import fixture_entry
+from tests.helpers.processes import wait_no_processes
 
 COMMANDS = ["servers", "tools", "resources", "prompts", "call", "read", "prompt", "chat"]
-
-
-def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
-        timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_litellm", *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
-
-
-def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
-    """The error output must be a single 'mcp-litellm: error: ...' line, never a traceback."""
-    assert "Traceback" not in done.stderr, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.strip() and line != DEMO_NOTICE]
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("mcp-litellm: error: "), done.stderr
-    return lines[0]
-
-
-def write_config(tmp_path: Path, servers: dict[str, object]) -> str:
-    path = tmp_path / "mcp.json"
-    path.write_text(json.dumps({"mcpServers": servers}))
-    return str(path)
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])
@@ -329,7 +308,7 @@ def test_prompt_with_arguments():
 def test_a_servers_control_characters_never_reach_the_terminal(tmp_path):
     """A tool result (or description) with escape sequences is printed without them: a server cannot clear the
     screen, recolour the terminal or hide text from the user."""
-    from tests.conftest import FIXTURE_SERVER
+    from tests.helpers.servers import FIXTURE_SERVER
 
     cfg = write_config(tmp_path, {"fx": {"command": sys.executable, "args": [str(FIXTURE_SERVER)]}})
     done = run("-c", cfg, "call", "echo", "message=\x1b[2J\x1b[31mred\x07 alert\x9b0m")

@@ -3,33 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
-from tests.group.conftest import fixture_entry, wait_no_processes
+from tests.helpers.cli import chat, fixture_config, tool_messages
+from tests.helpers.processes import wait_no_processes
 from tests.scripted_llm.server import Turn, fake_llm
-
-MODEL = "openai/gpt-4o-mini"
-
-
-def chat(url: str, stdin: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DISABLE_AIOHTTP_TRANSPORT": "True"}
-    return subprocess.run([sys.executable, "-m", "mcp_litellm", "chat", "--model", MODEL, "--api-base", url,
-                           "--api-key", "sk-test", *extra], input=stdin, capture_output=True, text=True,
-                          timeout=120, env=env)
-
-
-def tool_messages(request: dict) -> list[dict]:
-    return [m for m in request["messages"] if m.get("role") == "tool"]
-
-
-def fixture_config(tmp_path: Path, marker: str) -> str:
-    """The fixture server on the 2025-11-25 handshake, whose servers may send requests back to the client."""
-    path = tmp_path / "mcp.json"
-    path.write_text(json.dumps({"mcpServers": {"fixture": fixture_entry("fixture", marker, protocol="legacy")}}))
-    return str(path)
 
 
 def test_chat_streams_text_and_runs_tools():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.cli.test_cli_chat import chat, tool_messages
+from tests.helpers.cli import chat, tool_messages
 from tests.scripted_llm.server import Turn, fake_llm
 
 

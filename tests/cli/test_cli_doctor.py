@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import EVERYTHING, free_port, start_http_server, stop_process
-from tests.group.conftest import wait_no_processes
+from tests.helpers.processes import wait_no_processes
+from tests.helpers.servers import EVERYTHING, free_port, start_http_server, stop_process
 from tests.servers.doctor_server import LONG_NAME
 
 DOCTOR_SERVER = Path(__file__).resolve().parent.parent / "servers" / "doctor_server.py"
@@ -254,7 +254,7 @@ def test_a_server_whose_tool_list_fails(tmp_path):
 
 def test_oauth_server_before_and_after_login(tmp_path):
     from tests.auth.oauth_server import OAuthServer
-    from tests.auth.test_oauth_cli import login
+    from tests.helpers.oauth import login
 
     server = OAuthServer().start()
     tokens = tmp_path / "tokens"

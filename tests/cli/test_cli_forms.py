@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 from mcp_litellm._cli.forms import ask_form, choices, multi_choices
-from tests.cli.test_cli_chat import chat, fixture_config, tool_messages
-from tests.group.conftest import wait_no_processes
+from tests.helpers.cli import chat, fixture_config, tool_messages
+from tests.helpers.processes import wait_no_processes
 from tests.scripted_llm.server import Turn, fake_llm
 
 TITLED = {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]}

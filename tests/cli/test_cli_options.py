@@ -14,9 +14,10 @@ import pytest
 from mcp_litellm._cli.chat import mask_secrets
 from mcp_litellm._cli.commands import DEMO_NOTICE
 from mcp_litellm._cli.main import build_parser, parse_args
-from tests.cli.test_cli import one_line_error, run, write_config
-from tests.conftest import FIXTURE_SERVER, free_port
-from tests.group.conftest import fixture_entry, wait_no_processes
+from tests.helpers.cli import one_line_error, run, write_config
+from tests.helpers.entries import fixture_entry
+from tests.helpers.processes import wait_no_processes
+from tests.helpers.servers import FIXTURE_SERVER, free_port
 from tests.scripted_llm.server import Turn, fake_llm
 
 

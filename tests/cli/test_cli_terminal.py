@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.terminal import CTRL_C, CTRL_D, Terminal
-from tests.group.conftest import fixture_entry, wait_no_processes
+from tests.helpers.entries import fixture_entry
+from tests.helpers.processes import wait_no_processes
 from tests.scripted_llm.server import Turn, fake_llm
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")

@@ -22,8 +22,8 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._client import loop as _loop
-from tests.conftest import FIXTURE_SERVER
-from tests.group.conftest import processes_with, wait_no_processes
+from tests.helpers.processes import processes_with, wait_no_processes
+from tests.helpers.servers import FIXTURE_SERVER
 from tests.servers.fixture_server import build_server
 
 ROOT = Path(__file__).resolve().parents[2]

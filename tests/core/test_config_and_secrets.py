@@ -11,7 +11,7 @@ import pytest
 from mcp import StdioServerParameters, stdio_client
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, free_port
+from tests.helpers.servers import FIXTURE_SERVER, free_port
 
 SECRET = "sk-live-SECRET-0123456789"
 

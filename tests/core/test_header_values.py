@@ -9,7 +9,7 @@ import traceback
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import transport_config
+from tests.helpers.servers import transport_config
 
 SECRET = "sk-live-0123456789abcdef"
 

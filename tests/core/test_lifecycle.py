@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER
+from tests.helpers.servers import FIXTURE_SERVER
 
 
 def process_gone(pid: int) -> bool:
@@ -141,7 +141,7 @@ def test_missing_command_is_a_transport_error():
 
 
 def test_unreachable_http_server_is_a_transport_error():
-    from tests.conftest import free_port
+    from tests.helpers.servers import free_port
 
     with pytest.raises(ml.TransportError):
         ml.client("down", "streamable", {"url": f"http://127.0.0.1:{free_port()}/mcp"}, request_timeout=10)

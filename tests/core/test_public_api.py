@@ -12,7 +12,8 @@ import uuid
 import pytest
 
 import mcp_litellm as ml
-from tests.group.conftest import fixture_entry, wait_no_processes
+from tests.helpers.entries import fixture_entry
+from tests.helpers.processes import wait_no_processes
 from tests.servers.fixture_server import build_server
 
 PUBLIC = [

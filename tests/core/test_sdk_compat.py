@@ -390,7 +390,7 @@ def test_a_transport_that_ends_fails_the_pending_request_with_the_sdks_connectio
 
 
 def _session_server_behind_a_relay() -> Any:
-    from tests.conftest import free_port, start_http_server, stop_process
+    from tests.helpers.servers import free_port, start_http_server, stop_process
     from tests.relay import CuttingRelay
 
     @contextmanager

@@ -19,7 +19,7 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._transports import TransportOptions
-from tests.conftest import FIXTURE_SERVER
+from tests.helpers.servers import FIXTURE_SERVER
 from tests.servers.fixture_server import build_server
 
 OAUTH = {"url": "https://mcp.example.com/mcp", "oauth": {"storage": "memory", "authorize": lambda url: url}}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import mcp_litellm as ml
-from tests.features.conftest import LLM, MODEL, refusal, result_json, sampling
+from tests.helpers.features import LLM, refusal, result_json, sampling
+from tests.scripted_llm.respx_mock import MODEL
 
 
 def test_configure_returns_the_global_config():

@@ -6,7 +6,8 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm.demo_server import build_server
-from tests.features.conftest import LLM, completion
+from tests.helpers.features import LLM
+from tests.scripted_llm.openai import completion
 
 
 @pytest.mark.parametrize("protocol", ["legacy", "auto"])

@@ -13,11 +13,7 @@ from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitRequestURLPa
 
 import mcp_litellm as ml
 from mcp_litellm.handlers import ElicitationRegistry
-from tests.features.conftest import refusal, result_json
-
-GOOD = {"name": "Ada", "email": "ada@example.com", "homepage": "https://ada.example", "birthday": "1815-12-10",
-        "age": 36, "height": 1.65, "subscribe": True, "color": "green", "size": "s", "pet": "cat",
-        "toppings": ["cheese", "ham"], "tags": ["a", "b"]}
+from tests.helpers.features import GOOD, refusal, result_json
 
 
 def test_form_with_every_field_kind_is_accepted(make_client, protocol):

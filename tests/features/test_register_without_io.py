@@ -12,9 +12,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER
-from tests.features.conftest import result_json
-from tests.features.test_elicitation import GOOD
+from tests.helpers.features import GOOD, result_json
+from tests.helpers.servers import FIXTURE_SERVER
 
 STDIO = {"command": sys.executable, "args": [str(FIXTURE_SERVER)]}
 

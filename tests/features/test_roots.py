@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from tests.features.conftest import refusal, result_json
+from tests.helpers.features import refusal, result_json
 
 
 def test_roots_are_listed_as_file_uris_on_both_eras(make_client, protocol, tmp_path):

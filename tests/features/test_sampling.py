@@ -6,7 +6,8 @@ import threading
 from typing import ClassVar
 
 import mcp_litellm as ml
-from tests.features.conftest import LLM, completion, refusal, result_json, sampling
+from tests.helpers.features import LLM, refusal, result_json, sampling
+from tests.scripted_llm.openai import completion
 
 
 def test_text_sampling_goes_through_litellm(make_client, llm, protocol):

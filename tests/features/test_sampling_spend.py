@@ -11,7 +11,8 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._llm import litellm_module
-from tests.features.conftest import completion, refusal, result_json, sampling
+from tests.helpers.features import refusal, result_json, sampling
+from tests.scripted_llm.openai import completion
 
 PER_REQUEST = 5, 5  # the fake model's prompt and completion tokens (tests/features/conftest.completion)
 
@@ -89,7 +90,7 @@ def test_handlers_default_completion_is_counted_and_unpriced_models_count_nothin
 
 
 def test_completions_through_a_router_alias_are_priced_by_the_deployment(make_client, llm):
-    from tests.features.conftest import LLM
+    from tests.helpers.features import LLM
 
     router = litellm_module().Router(model_list=[{"model_name": "cheap",
                                                   "litellm_params": {"model": "openai/gpt-4o-mini", **LLM}}])

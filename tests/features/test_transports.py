@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.features.conftest import completion, result_json, sampling
+from tests.helpers.features import result_json, sampling
+from tests.scripted_llm.openai import completion
 
 
 def test_every_feature_on_every_transport(make_client, llm, transport, protocol, tmp_path):

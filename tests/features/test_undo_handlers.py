@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import mcp_litellm as ml
-from tests.features.conftest import refusal, result_json
-from tests.features.test_elicitation import GOOD
+from tests.helpers.features import GOOD, refusal, result_json
 
 
 def test_off_sampling_refuses_the_servers_requests_from_then_on(make_client, protocol):

@@ -11,7 +11,8 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm.demo_server import build_server
-from tests.group.conftest import fixture_entry, processes_with, wait_no_processes
+from tests.helpers.entries import fixture_entry
+from tests.helpers.processes import processes_with, wait_no_processes
 
 DEMO_TOOLS = {"add", "word_count", "roll_dice", "countdown", "write_haiku", "greet"}
 

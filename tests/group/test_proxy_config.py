@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, UvicornThread
+from tests.helpers.servers import FIXTURE_SERVER, UvicornThread
 from tests.servers.fixture_server import build_server
 
 TOKEN = "tok-s3cr3t-123"

@@ -12,8 +12,8 @@ import shlex
 import pytest
 
 from mcp_litellm._cli.server_names import command_name, url_name
-from tests.cli.test_cli import run
-from tests.conftest import EVERYTHING
+from tests.helpers.cli import run
+from tests.helpers.servers import EVERYTHING
 
 SAFE = re.compile(r"[a-zA-Z0-9_-]{1,40}")
 

@@ -18,8 +18,9 @@ import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
 import mcp_litellm as ml
-from tests.chat.conftest import Turn, new_chat
-from tests.features.conftest import sampling
+from tests.helpers.chat import new_chat
+from tests.helpers.features import sampling
+from tests.scripted_llm.openai import Turn
 
 REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="unset")
 
@@ -27,11 +28,10 @@ REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", d
 @pytest.fixture
 def fake_model():
     """The fake model of tests/features (for sampling completions)."""
-    from tests.features.conftest import FakeLLM
-    from tests.scripted_llm.respx_mock import litellm_respx
+    from tests.scripted_llm.respx_mock import QueuedLLM, litellm_respx
 
     with litellm_respx() as router:
-        yield FakeLLM(router)
+        yield QueuedLLM(router)
 
 
 def in_context(value: str, fn, *args, **kwargs):

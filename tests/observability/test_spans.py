@@ -9,7 +9,8 @@ import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
 import mcp_litellm as ml
-from tests.chat.conftest import Turn, new_chat
+from tests.helpers.chat import new_chat
+from tests.scripted_llm.openai import Turn
 
 
 def test_a_tool_call_is_a_client_span_under_the_callers(make_client, spans, tracer, transport):
@@ -152,7 +153,7 @@ def test_litellm_nests_its_model_request_spans_under_the_turn(llm, make_client, 
     from litellm.integrations.opentelemetry import OpenTelemetry, OpenTelemetryConfig
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from tests.observability.conftest import provider
+    from tests.helpers.spans import provider
 
     logger = OpenTelemetry(config=OpenTelemetryConfig(exporter=InMemorySpanExporter()), tracer_provider=provider())
     monkeypatch.setattr(litellm, "callbacks", [logger])

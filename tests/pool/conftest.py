@@ -5,18 +5,11 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, free_port, start_http_server, stop_process
-
-POOL_SERVER = ROOT / "tests" / "servers" / "pool_server.py"
-
-
-def stdio_entry(marker: str, **options: Any) -> dict[str, Any]:
-    """A stdio config entry for the pool server, tagged with ``marker`` on its command line."""
-    return {"command": sys.executable, "args": [str(POOL_SERVER), "--name", marker], **options}
+from tests.helpers.entries import POOL_SERVER
+from tests.helpers.servers import free_port, start_http_server, stop_process
 
 
 @pytest.fixture(scope="session")

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from tests.group.conftest import processes_with, wait_no_processes
-from tests.pool.conftest import stdio_entry
+from tests.helpers.entries import pool_entry
+from tests.helpers.processes import processes_with, wait_no_processes
 
 
 def _wait_until(condition: Any, what: str, timeout: float = 60.0) -> None:
@@ -73,7 +73,7 @@ async def test_a_caller_cancelled_as_its_slot_is_granted_leaves_the_slot_free(po
 
 
 async def test_an_evicted_users_group_says_the_pool_stopped_it_and_cannot_be_restarted_outside_it(marker):
-    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    config = {"mcpServers": {"own": pool_entry(marker, per_user=True)}}
     async with ml.ClientPool(config, max_users=1) as pool:
         alice = await pool.afor_user("alice")
         assert (await alice.aexecute_tool("echo", {"text": "a"})).text == "a"

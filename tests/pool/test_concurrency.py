@@ -8,7 +8,7 @@ import time
 import pytest
 
 import mcp_litellm as ml
-from tests.pool.conftest import stdio_entry
+from tests.helpers.entries import pool_entry
 
 REQUESTS = 200
 DELAY = 0.25
@@ -16,7 +16,7 @@ DELAY = 0.25
 
 @pytest.mark.parametrize("transport", ["streamable", "stdio"])
 async def test_200_concurrent_requests_on_one_group_no_cross_talk_not_serialised(transport, pool_http, marker):
-    entry = {"url": pool_http} if transport == "streamable" else stdio_entry(marker)
+    entry = {"url": pool_http} if transport == "streamable" else pool_entry(marker)
     async with ml.aestablish_connection({"mcpServers": {"echo": entry}}) as group:
 
         async def request(i: int) -> tuple[str, str]:  # one web request: its own task, its own argument

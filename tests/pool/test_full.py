@@ -12,9 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import mcp_litellm as ml
-from tests.group.conftest import processes_with, wait_no_processes
-from tests.pool.conftest import stdio_entry
-from tests.pool.test_pool import alive, wait_dead
+from tests.helpers.entries import pool_entry
+from tests.helpers.processes import alive, processes_with, wait_dead, wait_no_processes
 
 FULL = re.compile(r"ClientPool is full: user '[^']+' waited \d+\.\ds \(wait_timeout\) for a slot, but "
                   r"(all \d+ users' groups|1 user's group) stayed in use \(max_users=\d+: .*\); raise max_users or "
@@ -24,7 +23,7 @@ FULL = re.compile(r"ClientPool is full: user '[^']+' waited \d+\.\ds \(wait_time
 
 
 async def test_two_users_at_max_users_1_the_second_waits_then_gets_its_own_group(marker):
-    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    config = {"mcpServers": {"own": pool_entry(marker, per_user=True)}}
     async with ml.ClientPool(config, max_users=1, wait_timeout=60) as pool:
         events: list[str] = []
         pids: dict[str, int] = {}
@@ -155,7 +154,7 @@ async def test_50_users_through_max_users_5_every_answer_is_its_own_users(pool_h
 
 
 async def test_stdio_users_through_max_users_3_keep_their_process_and_none_is_left(marker):
-    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    config = {"mcpServers": {"own": pool_entry(marker, per_user=True)}}
     holders: dict[str, int] = {}
     async with ml.ClientPool(config, max_users=3, wait_timeout=120) as pool:
 

@@ -9,23 +9,8 @@ import time
 import pytest
 
 import mcp_litellm as ml
-from tests.group.conftest import processes_with, wait_no_processes
-from tests.pool.conftest import stdio_entry
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
-def wait_dead(pid: int, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not alive(pid)
+from tests.helpers.entries import pool_entry
+from tests.helpers.processes import alive, processes_with, wait_dead, wait_no_processes
 
 
 async def test_each_user_sees_only_their_own_credential(pool_http):
@@ -68,8 +53,8 @@ async def test_each_user_sees_only_their_own_credential(pool_http):
 
 
 def test_per_user_stdio_gets_a_process_per_user_and_shared_is_one(marker):
-    config = {"mcpServers": {"own": stdio_entry(f"{marker}-own", per_user=True),
-                             "common": stdio_entry(f"{marker}-common")}}
+    config = {"mcpServers": {"own": pool_entry(f"{marker}-own", per_user=True),
+                             "common": pool_entry(f"{marker}-common")}}
     with ml.ClientPool(config, max_users=2) as pool:
         alice, bob = pool.for_user("alice"), pool.for_user("bob")
         pids = {name: int(group.execute_tool("own__pid").text) for name, group in (("alice", alice), ("bob", bob))}
@@ -87,7 +72,7 @@ def test_per_user_stdio_gets_a_process_per_user_and_shared_is_one(marker):
 
 
 async def test_an_idle_user_is_stopped_and_a_busy_one_is_not(marker):
-    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    config = {"mcpServers": {"own": pool_entry(marker, per_user=True)}}
     async with ml.ClientPool(config, idle_timeout=1.5) as pool:
         alice = await pool.afor_user("alice")
         alice_pid = int((await alice.aexecute_tool("pid")).text)
@@ -111,7 +96,7 @@ async def test_an_idle_user_is_stopped_and_a_busy_one_is_not(marker):
 
 async def test_a_borrowed_group_outlives_idle_timeout_between_requests(marker):
     """A web request that waits on its model longer than idle_timeout keeps its user's group (borrow)."""
-    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    config = {"mcpServers": {"own": pool_entry(marker, per_user=True)}}
     async with ml.ClientPool(config, idle_timeout=0.5, max_users=1) as pool:
         async with pool.aborrow("alice") as alice:
             pid = int((await alice.aexecute_tool("pid")).text)
@@ -132,7 +117,7 @@ async def test_a_borrowed_group_outlives_idle_timeout_between_requests(marker):
 
 
 async def test_an_evicted_users_requests_in_flight_finish_first(marker):
-    config = {"mcpServers": {"own": stdio_entry(marker, per_user=True)}}
+    config = {"mcpServers": {"own": pool_entry(marker, per_user=True)}}
     async with ml.ClientPool(config, max_users=1) as pool:
         alice = await pool.afor_user("alice")
         pid = int((await alice.aexecute_tool("pid")).text)

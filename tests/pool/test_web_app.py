@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import ROOT, free_port, wait_for_port
+from tests.helpers.servers import ROOT, free_port, wait_for_port
 from tests.scripted_llm.server import FakeLLM, Turn, fake_llm
 
 MODEL_DELAY = 0.4

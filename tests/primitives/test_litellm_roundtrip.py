@@ -9,7 +9,7 @@ import pytest
 import respx
 
 import mcp_litellm as ml
-from tests.primitives.test_schema import COMPLEX
+from tests.helpers.schemas import COMPLEX
 
 API_BASE = "http://llm.test/v1"
 

@@ -125,3 +125,27 @@ def test_anthropic_top_level_object():
     assert error.level == "error"
     [note] = check_anthropic_schema("t", {"type": "object", "anyOf": [{"type": "string"}]})
     assert note.level == "note" and "dropped by LiteLLM" in note.message
+
+
+@pytest.mark.parametrize(("model", "names", "schema"), [
+    ("gpt-4o", "openai", "openai"), ("openai/gpt-4o-mini", "openai", "openai"),
+    ("azure/my-deployment", "openai", "openai"),
+    ("anthropic/claude-sonnet-4-5", "anthropic", "anthropic"), ("claude-sonnet-4-5", "anthropic", "anthropic"),
+    ("vertex_ai/claude-3-5-sonnet", "anthropic", "anthropic"), ("vertex_ai/gemini-2.5-pro", "gemini", "gemini"),
+    ("gemini/gemini-2.5-flash", "gemini", "gemini"), ("gemini-2.5-flash", "gemini", "gemini"),
+    ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock", "anthropic"),
+    ("bedrock/converse/anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock", "anthropic"),
+    ("bedrock/amazon.nova-pro-v1:0", "bedrock", "openai"),
+    ("ollama/llama3", None, "openai"), ("openrouter/anthropic/claude-3.5-sonnet", None, "openai"),
+    ("a-model-nobody-knows", None, "openai"),
+])
+def test_one_family_rule_gives_the_name_rules_and_the_schema_dialect(model, names, schema):
+    """Claude on Bedrock takes Anthropic's schemas under Bedrock's name rules; an unknown model's schema goes
+    as it is and no name rules are known: two traits of one family, the same with or without LiteLLM's word."""
+    from mcp_litellm._core.families import Family, model_family
+    from mcp_litellm._core.schema import provider_family
+
+    _, provider = llm_provider(model)
+    assert model_family(model, provider) == model_family(model) == Family(names, schema)
+    assert rules_family(provider, model) == names
+    assert provider_family(model) == schema

@@ -248,7 +248,7 @@ def test_everything_input_required_reaches_the_elicitation_handler(everything_js
 def test_sdk_tasks_over_real_transports(transport, protocol):
     import sys
 
-    from tests.conftest import ROOT, free_port, start_http_server, stop_process
+    from tests.helpers.servers import ROOT, free_port, start_http_server, stop_process
 
     script = str(ROOT / "tests/servers/task_server.py")
     process = None

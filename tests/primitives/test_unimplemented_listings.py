@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import UvicornThread
+from tests.helpers.servers import UvicornThread
 from tests.servers.fixture_server import build_server
 from tests.servers.gateway_app import Answer, GatewayApp, jsonrpc_error
 

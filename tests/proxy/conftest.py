@@ -19,41 +19,21 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import FIXTURE_SERVER, free_port
-from tests.group.conftest import processes_with, wait_no_processes
-from tests.scripted_llm.server import FakeLLM, fake_llm
+from tests.helpers.processes import processes_with, wait_no_processes
+from tests.helpers.proxy import Proxy
+from tests.helpers.servers import FIXTURE_SERVER, free_port
+from tests.scripted_llm.server import fake_llm
 
 PROXY_ENV = "MCP_LITELLM_PROXY"
 MASTER_KEY = "sk-mcp-litellm-test-master"
 MODEL_ALIAS = "fake-gpt"
 STARTUP_TIMEOUT = 240.0
 """Seconds the proxy may take to start (about 30-40 s on an idle machine; CI runs tests in parallel)."""
-
-
-@dataclass
-class Proxy:
-    url: str
-    key: str
-    alias: str
-    config: Path
-    llm: FakeLLM
-    log: Path
-
-    @property
-    def mcp_url(self) -> str:
-        return f"{self.url}/mcp"
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
 
 
 def proxy_executable() -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import mcp_litellm as ml
-from tests.proxy.conftest import Proxy
+from tests.helpers.proxy import Proxy
 from tests.scripted_llm.server import Turn
 
 pytestmark = [pytest.mark.proxy, pytest.mark.timeout(360)]  # the first test waits for the proxy to start

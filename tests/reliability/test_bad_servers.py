@@ -15,8 +15,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import mcp_litellm as ml
-from tests.conftest import UvicornThread
-from tests.reliability.test_process_faults import bad_server
+from tests.helpers.entries import bad_server
+from tests.helpers.servers import UvicornThread
 
 
 def test_garbage_lines_on_stdout_are_skipped_and_calls_still_work():

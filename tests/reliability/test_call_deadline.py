@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import LLM, MODEL, ScriptedLLM, Turn, assert_history_valid
-from tests.conftest import UvicornThread
+from tests.helpers.chat import LLM, assert_history_valid
+from tests.helpers.servers import UvicornThread
+from tests.scripted_llm.openai import Turn
+from tests.scripted_llm.respx_mock import MODEL, ScriptedLLM
 from tests.servers.slow_server import Settings, SlowServer
 
 MARGIN = 1.5

@@ -17,9 +17,11 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from tests.chat.conftest import LLM, MODEL, ScriptedLLM, Turn, assert_history_valid, new_chat
-from tests.conftest import FIXTURE_SERVER, free_port, start_http_server, stop_process
-from tests.reliability.test_process_faults import wait_dead
+from tests.helpers.chat import LLM, assert_history_valid, new_chat
+from tests.helpers.processes import wait_dead
+from tests.helpers.servers import FIXTURE_SERVER, free_port, start_http_server, stop_process
+from tests.scripted_llm.openai import Turn
+from tests.scripted_llm.respx_mock import MODEL, ScriptedLLM
 
 
 def kill_on_first_call(name: str, kill: Any, delay: float = 0.3) -> tuple[Any, dict[str, float]]:

@@ -31,11 +31,9 @@ import pytest
 from opentelemetry.trace import SpanKind
 
 import mcp_litellm as ml
-from tests.conftest import ROOT, free_port, start_http_server, stop_process
-from tests.observability.conftest import Spans, spans
+from tests.helpers.servers import ROOT, free_port, start_http_server, stop_process
+from tests.helpers.spans import Spans
 from tests.relay import CuttingRelay
-
-__all__ = ["spans"]  # the fixture, imported for the span test
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 TYPESCRIPT_SDK = ROOT / "tests/thirdparty/node_modules/@modelcontextprotocol/sdk/package.json"

@@ -12,7 +12,7 @@ import traceback
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, free_port
+from tests.helpers.servers import FIXTURE_SERVER, free_port
 
 SECRET = "sekrit-" + "4d3c2b1a" * 2
 INTERNALS = ("site-packages/mcp/", "site-packages/anyio/", "site-packages/httpx2/", "site-packages/httpcore2/",

@@ -74,7 +74,8 @@ def test_servers_whose_names_collide_by_construction_do_not_break_the_group():
 
 @pytest.mark.parametrize("streamed", [True, False])
 def test_two_parallel_calls_sharing_an_id_both_run_with_distinct_ids_in_the_history(llm, make_client, streamed):
-    from tests.chat.conftest import Turn, assert_history_valid, chunk, new_chat
+    from tests.helpers.chat import assert_history_valid, new_chat
+    from tests.scripted_llm.openai import Turn, chunk
 
     client = make_client("memory")
     calls = [("dup", "add", {"a": 1, "b": 1}), ("dup", "add", {"a": 2, "b": 2})]

@@ -20,7 +20,7 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._transports.framing import SCAN_TOKENS, LineFramer, Oversized
-from tests.reliability.test_process_faults import alive, call_in_thread, wait_dead
+from tests.helpers.processes import alive, call_in_thread, wait_dead
 
 HOSTILE = Path(__file__).resolve().parent.parent / "servers" / "hostile_stdio_server.py"
 
@@ -237,7 +237,7 @@ def test_secrets_are_masked_in_debug_tracebacks_and_in_errors(caplog):
     """A URL's ?api_key= in a DEBUG traceback, and a header value a server quotes back, never show."""
     import logging
 
-    from tests.conftest import free_port
+    from tests.helpers.servers import free_port
 
     caplog.set_level(logging.DEBUG)
     key, token = "qk-1234567890abcdef", "hdr-secret-0987654321"

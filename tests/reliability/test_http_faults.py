@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, UvicornThread, free_port, start_http_server, stop_process
+from tests.helpers.servers import FIXTURE_SERVER, UvicornThread, free_port, start_http_server, stop_process
 from tests.servers.fixture_server import build_server
 
 Scope = dict[str, Any]

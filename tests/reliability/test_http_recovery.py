@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, free_port, start_http_server, stop_process
+from tests.helpers.servers import FIXTURE_SERVER, free_port, start_http_server, stop_process
 
 RECONNECTING = "the connection was lost; reconnecting"
 

@@ -22,7 +22,7 @@ from mcp.server.mcpserver import MCPServer
 import mcp_litellm as ml
 from mcp_litellm._transports.framing import EventFramer, Oversized
 from mcp_litellm._transports.messages import oversized_id
-from tests.conftest import UvicornThread
+from tests.helpers.servers import UvicornThread
 from tests.servers.hostile_http_server import build_app
 
 MiB = 1 << 20

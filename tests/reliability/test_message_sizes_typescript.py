@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import ROOT, free_port, start_http_server, stop_process
+from tests.helpers.servers import ROOT, free_port, start_http_server, stop_process
 
 pytestmark = pytest.mark.thirdparty
 

@@ -7,38 +7,15 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import FIXTURE_SERVER, free_port, start_http_server, stop_process
-
-BAD_SERVER = Path(__file__).resolve().parent.parent / "servers" / "bad_stdio_server.py"
-
-
-def bad_server(mode: str, **kwargs: object) -> ml.Client:
-    return ml.client(f"bad-{mode}", "stdio", {"command": sys.executable, "args": [str(BAD_SERVER), mode]},
-                     protocol="legacy", **kwargs)
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
-
-
-def wait_dead(pid: int, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+from tests.helpers.entries import BAD_SERVER, bad_server
+from tests.helpers.processes import alive, call_in_thread, wait_dead
+from tests.helpers.servers import FIXTURE_SERVER, free_port, start_http_server, stop_process
 
 
 def processes_running(script: Path) -> list[str]:
@@ -54,23 +31,6 @@ def processes_running(script: Path) -> list[str]:
         if str(script) in cmdline:
             found.append(f"{entry.name}: {cmdline}")
     return found
-
-
-def call_in_thread(client: ml.Client, tool: str,
-                   arguments: dict[str, object]) -> tuple[threading.Thread, dict[str, object]]:
-    """Start ``client.execute_tool`` in a thread; the dict gets ``result`` or ``error``, and ``at`` (when it ended)."""
-    outcome: dict[str, object] = {}
-
-    def pending() -> None:
-        try:
-            outcome["result"] = client.execute_tool(tool, arguments)
-        except BaseException as exc:
-            outcome["error"] = exc
-        outcome["at"] = time.monotonic()
-
-    caller = threading.Thread(target=pending)
-    caller.start()
-    return caller, outcome
 
 
 def test_server_killed_mid_call_fails_within_a_second_and_restart_recovers(make_client):

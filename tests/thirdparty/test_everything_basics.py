@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import free_port, start_http_server, stop_process
+from tests.helpers.servers import free_port, start_http_server, stop_process
 
 pytestmark = pytest.mark.thirdparty
 

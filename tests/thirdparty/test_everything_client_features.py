@@ -8,7 +8,8 @@ import time
 import pytest
 
 import mcp_litellm as ml
-from tests.features.conftest import completion, sampling
+from tests.helpers.features import sampling
+from tests.scripted_llm.openai import completion
 
 pytestmark = pytest.mark.thirdparty
 

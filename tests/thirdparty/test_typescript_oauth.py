@@ -21,7 +21,7 @@ import httpx2
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import ROOT, free_port, start_http_server, stop_process, wait_for_port
+from tests.helpers.servers import ROOT, free_port, start_http_server, stop_process, wait_for_port
 
 pytestmark = pytest.mark.thirdparty
 

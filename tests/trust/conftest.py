@@ -10,21 +10,8 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from tests.conftest import ROOT, free_port, start_http_server, stop_process
-
-RUG_SERVER = str(ROOT / "tests" / "servers" / "rug_pull_server.py")
-
-
-def rug_stdio(pulled: bool = False) -> dict[str, Any]:
-    """The stdio config of the rug-pull server (``pulled``: it starts with its changed definitions)."""
-    return {"command": sys.executable, "args": [RUG_SERVER], "env": {"RUG_PULLED": "1" if pulled else "0"}}
-
-
-def rug_memory(pulled: bool = False) -> dict[str, Any]:
-    """The in-process config of a new rug-pull server (the same server code, no process to start)."""
-    from tests.servers.rug_pull_server import build_server
-
-    return {"server": build_server(pulled)}
+from tests.helpers.entries import RUG_SERVER, rug_memory, rug_stdio
+from tests.helpers.servers import free_port, start_http_server, stop_process
 
 
 @pytest.fixture

@@ -8,9 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import mcp_litellm as ml
-from tests.chat.conftest import ScriptedLLM, Turn, llm, new_chat  # noqa: F401 (llm: the fixture)
+from tests.helpers.chat import new_chat
+from tests.helpers.entries import rug_memory
+from tests.scripted_llm.openai import Turn
+from tests.scripted_llm.respx_mock import ScriptedLLM
 from tests.servers.rug_pull_server import PULLED
-from tests.trust.conftest import rug_memory
 
 
 def offered(request: dict) -> dict[str, str]:
@@ -21,7 +23,7 @@ SCRIPT = (Turn(tool_calls=[("c1", "pull", {})]), Turn(tool_calls=[("c2", "read_f
           Turn(content="done"))
 
 
-def test_a_live_chat_never_offers_a_withheld_tool(make_rug: Callable[..., ml.Client], llm: ScriptedLLM,  # noqa: F811
+def test_a_live_chat_never_offers_a_withheld_tool(make_rug: Callable[..., ml.Client], llm: ScriptedLLM,
                                                   tmp_path: Path) -> None:
     client = make_rug(stdio=True, tool_pins=tmp_path / "pins.json")
     chat = new_chat().with_tools(client)
@@ -36,7 +38,7 @@ def test_a_live_chat_never_offers_a_withheld_tool(make_rug: Callable[..., ml.Cli
 
 
 def test_a_live_chat_follows_list_changes_and_a_kept_list_refuses_the_changed_tool(
-        llm: ScriptedLLM, tmp_path: Path) -> None:  # noqa: F811
+        llm: ScriptedLLM, tmp_path: Path) -> None:
     with ml.establish_connection({"mcpServers": {"rug": rug_memory()}}) as group:
         live = new_chat().with_tools(group)  # no pins: the new definitions are offered as they come
         llm.then(*SCRIPT)

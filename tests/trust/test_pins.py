@@ -110,7 +110,7 @@ def test_a_rug_pull_mid_session_over_http(rug_http: str, tmp_path: Path) -> None
 
 
 def test_group_and_config_file_pins(tmp_path: Path) -> None:
-    from tests.trust.conftest import rug_memory, rug_stdio
+    from tests.helpers.entries import rug_memory, rug_stdio
 
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"tool_pins": "pins/all.json", "mcpServers": {

@@ -9,8 +9,8 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._cli.main import main
+from tests.helpers.entries import rug_memory, rug_stdio
 from tests.servers.rug_pull_server import PULLED
-from tests.trust.conftest import rug_memory, rug_stdio
 
 
 def test_pins_shows_the_diff_and_accepts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -64,7 +64,7 @@ AUTH_FINAL = "mcp_litellm.auth_final"
 
 
 
-class _FlowErrorToDebug(logging.Filter):
+class FlowErrorToDebug(logging.Filter):
     """The SDK logs every failed flow at ERROR with a traceback; mcp_litellm raises it as ``AuthError``
     with a fix, so the SDK's record is kept for DEBUG only."""
 
@@ -75,8 +75,6 @@ class _FlowErrorToDebug(logging.Filter):
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return True
 
-
-logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowErrorToDebug())
 
 
 def is_oauth(auth: object) -> bool:
@@ -164,8 +162,8 @@ class _Guarded(OAuthClientProvider):
         """Register the secrets this provider holds with the log and error masking (defence in depth:
         none of them is meant to reach a log record or a message in the first place)."""
         tokens, info = self.context.current_tokens, self.context.client_info
-        remember_secrets((tokens.access_token, tokens.refresh_token) if tokens is not None else ())
-        remember_secrets((info.client_secret,) if info is not None else ())
+        remember_secrets((tokens.access_token, tokens.refresh_token) if tokens is not None else (), self)
+        remember_secrets((info.client_secret,) if info is not None else (), self)
 
     async def _initialize(self) -> None:
         await super()._initialize()
