@@ -34,6 +34,7 @@ from mcp_litellm._core.errors import (
     UnsupportedFeature,
 )
 from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
+from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, load_config
 from mcp_litellm._servers.merged_tools import merge_tools
@@ -381,20 +382,21 @@ class ClientGroup:
         from mcp_litellm._client.tool import Tool
 
         started = time.monotonic()
-        limited = _is_seconds(timeout)  # anything else: the client's check says what is wrong with it
+        timeout = positive_seconds(timeout, "timeout", none="for each server's request_timeout", allow_inf=True)
+        max_total_timeout = positive_seconds(max_total_timeout, "max_total_timeout", none="for no cap")
         if isinstance(name, Tool):
             if name.client not in self._clients.values():
                 raise ConfigError(f"tool {name.name!r} belongs to server {name.client.name!r}, which is not in "
                                   "this group; call it through its own client")
             tool = name
         elif isinstance(name, str):
-            tool = await self._lookup_within(name, timeout if limited else None)
+            tool = await self._lookup_within(name, timeout)
         else:
             raise ConfigError(f"a tool name (str) or Tool is needed, got {type(name).__name__}")
         spent = time.monotonic() - started  # the lookup was part of the call: the client gets what is left
-        if limited and timeout is not None:
+        if timeout is not None:
             timeout = max(timeout - spent, 1e-3)
-        if _is_seconds(max_total_timeout) and max_total_timeout is not None:
+        if max_total_timeout is not None:
             max_total_timeout = max(max_total_timeout - spent, 1e-3)
         return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress,
                                                reset_timeout_on_progress=reset_timeout_on_progress,
@@ -529,11 +531,6 @@ def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
                               "remove that setting to use it")
         configs = {name: configs[name] for name in wanted_list}
     return configs
-
-
-def _is_seconds(value: Any) -> bool:
-    """Whether ``value`` is a valid number of seconds (a positive number, not a bool)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:

@@ -23,6 +23,7 @@ from typing import Any
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core.errors import ConfigError, PoolFullError
+from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._servers.config_file import ServerConfig
 from mcp_litellm._servers.group import ClientGroup, select_configs
 from mcp_litellm._servers.pool_grants import Handing
@@ -33,7 +34,6 @@ from mcp_litellm._servers.pool_users import (
     UserGroup,
     Waiter,
     checked_headers,
-    checked_seconds,
     is_per_user,
     retire,
     stopped_message,
@@ -106,9 +106,9 @@ class ClientPool(Handing):
                               "per-user connections are made from server configs, not from clients")
         if max_users is not None and (not isinstance(max_users, int) or isinstance(max_users, bool) or max_users < 1):
             raise ConfigError(f"max_users must be a positive integer or None, got {max_users!r}")
-        checked_seconds("idle_timeout", idle_timeout, none="never stopping a group that is not used")
-        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE)
-        checked_seconds("drain_timeout", drain_timeout)
+        positive_seconds(idle_timeout, "idle_timeout", none="for never stopping a group that is not used")
+        positive_seconds(wait_timeout, "wait_timeout", zero=FAIL_AT_ONCE)
+        positive_seconds(drain_timeout, "drain_timeout")
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
         configs = select_configs(config, servers)
@@ -215,8 +215,8 @@ class ClientPool(Handing):
         if not isinstance(user_id, str) or not user_id:
             raise ConfigError(f"for_user() needs a user id (a non-empty str), got {type(user_id).__name__}")
         wanted = checked_headers(headers)
-        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE,
-                        none=f"the pool's wait_timeout ({self.wait_timeout:g}s)")
+        positive_seconds(wait_timeout, "wait_timeout", zero=FAIL_AT_ONCE,
+                         none=f"for the pool's wait_timeout ({self.wait_timeout:g}s)")
         self._check_open()
         shared = await self._ensure_shared()
         self._check_open()

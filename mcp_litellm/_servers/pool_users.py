@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -224,20 +223,3 @@ def checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:
                               f"{type(value).__name__} value" if isinstance(name, str) else
                               f"headers must map header names (str) to values (str), got a {type(name).__name__} name")
     return dict(headers)
-
-
-def checked_seconds(name: str, value: object, *, none: str | None = None, zero: str | None = None) -> None:
-    """Raise :class:`ConfigError` unless ``value`` is a finite number of seconds above 0 (or 0, when ``zero``
-    says what 0 means), or ``None`` when ``none`` says what ``None`` means."""
-    if value is None and none is not None:
-        return
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and (
-            value > 0 or (zero is not None and value == 0)):
-        return
-    meanings = ([f"0 to {zero}"] if zero is not None else []) + ([f"None for {none}"] if none is not None else [])
-    what = "a number of seconds, 0 or more" if zero is not None else "a positive number of seconds"
-    also = f" ({'; '.join(meanings)})" if meanings else ""
-    refused = " (None is not accepted here)" if value is None else ""
-    if isinstance(value, float) and not math.isfinite(value):
-        refused = " (nan and infinity are not accepted" + ("; None means no limit)" if none is not None else ")")
-    raise ConfigError(f"{name} must be {what}{also}, got {value!r}{refused}")

@@ -15,18 +15,12 @@ from urllib.parse import urlsplit
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._transports.base import FactoryTransport, Transport, TransportOptions
+from mcp_litellm._transports.specs import BUILTIN_TRANSPORTS, TRANSPORT_ALIASES
 
 TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
 """A callable taking the client's config mapping and returning a :data:`TransportTarget`."""
 
-_ALIASES = {
-    "streamable_http": "streamable",
-    "streamable-http": "streamable",
-    "streamablehttp": "streamable",
-    "http": "streamable",
-    "in_memory": "memory",
-    "inmemory": "memory",
-}
+_ALIASES = TRANSPORT_ALIASES
 
 _Builder: TypeAlias = Callable[[Mapping[str, Any], TransportOptions], Transport]
 """Makes a client's transport object from its config and options: a ``Transport`` class, or a wrapped factory."""
@@ -45,7 +39,7 @@ def _builtin_transports() -> dict[str, _Builder]:
 
 def _table() -> dict[str, _Builder]:
     with _lock:
-        if not any(name in _factories for name in ("stdio", "streamable", "sse", "memory")):
+        if not any(name in _factories for name in BUILTIN_TRANSPORTS):
             for name, builder in _builtin_transports().items():
                 _factories.setdefault(name, builder)
         return _factories
@@ -62,6 +56,12 @@ def infer_transport(config: Mapping[str, Any]) -> str | None:
     if "server" in config:
         return "memory"
     return None
+
+
+def is_builtin(name: str) -> bool:
+    """``name`` (canonical) is served by its built-in transport class, not replaced by ``register_transport``."""
+    builtin = _builtin_transports().get(name)
+    return builtin is not None and _table().get(name) is builtin
 
 
 def transport_names() -> list[str]:
