@@ -213,7 +213,7 @@ def _http(kind: Literal["streamable", "sse"], config: Mapping[str, object], door
     seconds: dict[str, float | None] = {}
     for key in ("timeout", "sse_read_timeout"):
         value = config.get(key)
-        problem = seconds_problem(value, none="for the default", allow_inf=True)
+        problem = None if value is None else seconds_problem(value, allow_inf=True)
         if problem is not None:
             raise door.error(key, problem)
         seconds[key] = float(value) if isinstance(value, int | float) else None
