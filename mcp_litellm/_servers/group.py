@@ -12,31 +12,27 @@ Tool names never collide: when two servers offer the same name, both tools get t
 from __future__ import annotations
 
 import asyncio
-import builtins
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-import anyio
-
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
-    RequestTimeoutError,
     TransportError,
     UnsupportedFeature,
 )
 from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
-from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, load_config
+from mcp_litellm._servers.group_tools import GroupTools
 from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import offers, resource_owner
 
@@ -44,6 +40,7 @@ if TYPE_CHECKING:
     from mcp_litellm._client.progress import ProgressHandler
     from mcp_litellm._client.prompt import Prompt
     from mcp_litellm._client.resource import Resource, ResourceTemplate
+    from mcp_litellm._client.task import Task
     from mcp_litellm._client.tool import Tool, ToolResult
     from mcp_litellm._core.usage import Usage
 
@@ -108,6 +105,7 @@ class ClientGroup:
             elif client_options.get("tool_pins") is not None and client._tool_pins is None:
                 client._use_tool_pins(client_options["tool_pins"])
         self._prefixes = distinct_prefixes(list(self._clients))
+        self._tool_set = GroupTools(self)
 
     # -- construction --------------------------------------------------------------------------------
 
@@ -344,92 +342,55 @@ class ClientGroup:
         """Async twin of :meth:`tools`."""
         return await run_async(self._tools(include, exclude, refresh))
 
-    async def _tool(self, name: str, refresh: bool) -> Tool:
-        tools = await self._tools(None, None, refresh)
-        for tool in tools:
-            if tool.name == name:
-                return tool
-        by_server_name = [t for t in tools if t.mcp_name == name]
-        if len(by_server_name) == 1:
-            return by_server_name[0]
-        prefixed = [t for t in tools if name in (safe_tool_name(t.mcp_name, self._prefixes[t.client.name]),
-                                                 safe_tool_name(t.mcp_name, t.client.name))]
-        if len(prefixed) == 1:  # "{server}__{tool}", as named where several servers offer it
-            return prefixed[0]
-        if not refresh:
-            return await self._tool(name, True)
-        for client in self._clients.values():  # a tool its pins withhold: say so, not "not found"
-            client._raise_if_withheld(name, self._prefixes[client.name], client.name)
-        several = None
-        if by_server_name:  # several servers offer it: say which, and the names that tell them apart
-            servers = ", ".join(repr(t.client.name) for t in by_server_name)
-            names = " or ".join(repr(t.name) for t in by_server_name)
-            several = f"tool {name!r} is offered by several servers ({servers}); use its name in the group: {names}"
-        raise NotFoundError("tool", name, [t.name for t in tools], message=several)
-
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it, or
         ``"{server}__{tool}"``, its name when several servers offer it, whether or not it is prefixed here)."""
-        return run_sync(self._tool(name, refresh))
+        return run_sync(self._tool_set.find(name, refresh))
 
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
-        return await run_async(self._tool(name, refresh))
+        return await run_async(self._tool_set.find(name, refresh))
 
-    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: ProgressHandler | None, reset_timeout_on_progress: bool | None = None,
-                       max_total_timeout: float | None = None) -> ToolResult:
-        from mcp_litellm._client.tool import Tool
+    async def list_tools(self) -> list[Tool]:
+        """The group's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        return await run_async(self._tool_set.list_tools())
 
-        started = time.monotonic()
-        timeout = positive_seconds(timeout, "timeout", none="for each server's request_timeout", allow_inf=True)
-        max_total_timeout = positive_seconds(max_total_timeout, "max_total_timeout", none="for no cap")
-        if isinstance(name, Tool):
-            if name.client not in self._clients.values():
-                raise ConfigError(f"tool {name.name!r} belongs to server {name.client.name!r}, which is not in "
-                                  "this group; call it through its own client")
-            tool = name
-        elif isinstance(name, str):
-            tool = await self._lookup_within(name, timeout)
-        else:
-            raise ConfigError(f"a tool name (str) or Tool is needed, got {type(name).__name__}")
-        spent = time.monotonic() - started  # the lookup was part of the call: the client gets what is left
-        if timeout is not None:
-            timeout = max(timeout - spent, 1e-3)
-        if max_total_timeout is not None:
-            max_total_timeout = max(max_total_timeout - spent, 1e-3)
-        return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress,
-                                               reset_timeout_on_progress=reset_timeout_on_progress,
-                                               max_total_timeout=max_total_timeout)
-
-    async def _lookup_within(self, name: str, timeout: float | None) -> Tool:
-        """The tool called ``name``, found within the call's ``timeout`` (``None``: each server's own)."""
-        if timeout is None:
-            return await self._tool(name, False)
-        try:
-            with anyio.fail_after(timeout):
-                return await self._tool(name, False)
-        except builtins.TimeoutError:
-            raise RequestTimeoutError(f"tools/call of {name!r} timed out after {float(timeout)}s, while waiting "
-                                      "for the group's tool listing; it was cancelled") from None
+    async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
+        """Call the group's tool ``name`` with ``arguments`` as ``ctx`` says (the ``Toolset`` interface), on
+        the tool's own client; ``ctx.timeout`` covers the lookup of the tool too."""
+        return await run_async(self._tool_set.call_tool(name, arguments, ctx))
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                     reset_timeout_on_progress: bool | None = None,
+                     task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                      max_total_timeout: float | None = None) -> ToolResult:
         """Call tool ``name`` (its name in the group, or its server's name for it when only one server has
         it, or a :class:`Tool` of one of the group's servers) with ``parameters``; see
-        :meth:`Client.execute_tool`. ``timeout`` covers the lookup of the tool too."""
-        return run_sync(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
-                                      max_total_timeout))
+        :meth:`Client.execute_tool` (``task=True`` runs a tool that supports it as a task). ``timeout`` covers
+        the lookup of the tool too."""
+        ctx = CallContext(timeout=timeout, on_progress=on_progress, task=task,
+                          reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
+        return run_sync(self._tool_set.execute(name, parameters, ctx))
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                            reset_timeout_on_progress: bool | None = None,
+                            task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
-                                             max_total_timeout))
+        ctx = CallContext(timeout=timeout, on_progress=on_progress, task=task,
+                          reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
+        return await run_async(self._tool_set.execute(name, parameters, ctx))
+
+    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                   ttl: float | None = None, timeout: float | None = None) -> Task:
+        """Start the group's tool ``name`` as a task on its server and return its :class:`~mcp_litellm.Task`
+        (see :meth:`Client.start_task`); ``timeout`` covers the lookup of the tool too."""
+        return run_sync(self._tool_set.start_task(name, parameters, ttl, timeout))
+
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+                          ttl: float | None = None, timeout: float | None = None) -> Task:
+        """Async twin of :meth:`start_task`."""
+        return await run_async(self._tool_set.start_task(name, parameters, ttl, timeout))
 
     async def _pin_tools(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
         pinned = [c for c in self._clients.values() if c._tool_pins is not None and c.is_alive()]
@@ -503,6 +464,50 @@ class ClientGroup:
         """Async twin of :meth:`resource_templates`."""
         return await run_async(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
                                             "resources"))
+
+    async def _one(self, find: Callable[[Client], Awaitable[_Item]], what: str, capability: str,
+                   name: str) -> _Item:
+        """The one server's ``what`` that ``find`` finds by ``name``: ``NotFoundError`` when no server has it,
+        ``ConfigError`` naming the servers when several do."""
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{what}() needs a name (a non-empty str), got {shown_value(name)}")
+        found: list[tuple[Client, _Item]] = []
+        for client in [c for c in self._clients.values() if offers(c, capability)]:
+            try:
+                found.append((client, await find(client)))
+            except NotFoundError:
+                continue
+            except MCPLiteLLMError as exc:
+                if self.strict:
+                    raise
+                logger.warning("looking up %s %r on server %r failed: %s", what, name, client.name, exc)
+        if len(found) == 1:
+            return found[0][1]
+        if found:
+            servers = ", ".join(repr(client.name) for client, _ in found)
+            raise ConfigError(f"{what} {name!r} is offered by several servers ({servers}); "
+                              f"ask one of them: group[server].{what}({name!r})")
+        listed = await self._merged(lambda c: getattr(c, f"a{capability}")(), capability, capability)
+        raise NotFoundError(what, name, [getattr(item, "name", "") for item in listed])
+
+    def resource(self, name: str, *, refresh: bool = False) -> Resource:
+        """The resource called ``name`` (or with that uri or title) on the one server that has it (see
+        :meth:`Client.resource`); ``NotFoundError`` when none does, ``ConfigError`` when several do."""
+        return run_sync(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources", name))
+
+    async def aresource(self, name: str, *, refresh: bool = False) -> Resource:
+        """Async twin of :meth:`resource`."""
+        return await run_async(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources",
+                                         name))
+
+    def prompt(self, name: str, *, refresh: bool = False) -> Prompt:
+        """The prompt called ``name`` on the one server that has it (see :meth:`Client.prompt`);
+        ``NotFoundError`` when none does, ``ConfigError`` when several do."""
+        return run_sync(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name))
+
+    async def aprompt(self, name: str, *, refresh: bool = False) -> Prompt:
+        """Async twin of :meth:`prompt`."""
+        return await run_async(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name))
 
     def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Every server's prompts."""
