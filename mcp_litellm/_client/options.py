@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from mcp_litellm._client.pins import PinStore
     from mcp_litellm._core.types import NotGiven
 
-__all__ = ["ClientOptions", "ClientOptionsDict", "check_option_names", "client_settings", "is_protocol"]
+__all__ = [
+    "ClientOptions", "ClientOptionsDict", "GroupClientOptions", "check_option_names", "client_settings", "is_protocol",
+]
 
 
 def is_protocol(value: object) -> bool:
@@ -102,15 +104,14 @@ def _checked(name: str, value: object, door: Door) -> object:
     return float(value) if name.endswith("timeout") and isinstance(value, int | float) else value
 
 
-class ClientOptionsDict(TypedDict, total=False):
-    """``Client``'s keyword options (``start`` aside), for ``**client_options`` of ``ClientGroup`` and
-    ``ClientPool``: a misspelt key is a type error."""
+class GroupClientOptions(TypedDict, total=False):
+    """The client options ``ClientGroup`` and ``ClientPool`` pass to every client (``**client_options``): a
+    misspelt key is a type error. (``with_prefix`` is the group's own option there.)"""
 
     request_timeout: float
     reset_timeout_on_progress: bool
     max_total_timeout: float | None
     protocol: str
-    with_prefix: bool
     max_result_chars: int | None
     max_message_size: int
     sampling: SamplingArg | NotGiven
@@ -123,10 +124,16 @@ class ClientOptionsDict(TypedDict, total=False):
     on_session_lost: SessionLostHandler | None
 
 
+class ClientOptionsDict(GroupClientOptions, total=False):
+    """``Client``'s keyword options (``start`` aside)."""
+
+    with_prefix: bool
+
+
 def check_option_names(given: Iterable[str], where: str, known: Iterable[str] = ()) -> None:
     """:class:`ConfigError` for a name in ``given`` that is no client option (nor in ``known``), naming the
     option it most likely misspells."""
-    valid = [*ClientOptionsDict.__annotations__, *known]
+    valid = [*GroupClientOptions.__annotations__, *known]
     unknown = sorted(set(given) - set(valid))
     if unknown:
         shown = []

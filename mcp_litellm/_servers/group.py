@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
@@ -21,7 +22,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.options import GroupClientOptions, check_option_names
 from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
@@ -37,6 +40,8 @@ from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import offers, resource_owner
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from mcp_litellm._client.progress import ProgressHandler
     from mcp_litellm._client.prompt import Prompt
     from mcp_litellm._client.resource import Resource, ResourceTemplate
@@ -82,8 +87,9 @@ class ClientGroup:
         strict: bool = True,
         with_prefix: bool | None = None,
         servers: Iterable[str] | None = None,
-        **client_options: Any,
+        **client_options: Unpack[GroupClientOptions],
     ) -> None:
+        check_option_names(client_options, "ClientGroup")
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {shown_value(with_prefix)}")
         self.strict = strict
@@ -102,8 +108,8 @@ class ClientGroup:
             self._clients[client.name] = client
             if server_config is not None:
                 self.configs[client.name] = server_config
-            elif client_options.get("tool_pins") is not None and client._tool_pins is None:
-                client._use_tool_pins(client_options["tool_pins"])
+            elif (pins := client_options.get("tool_pins")) is not None and client._tool_pins is None:
+                client._use_tool_pins(pins)
         self._prefixes = distinct_prefixes(list(self._clients))
         self._tool_set = GroupTools(self)
 
@@ -559,10 +565,14 @@ def _group(source: GroupSource | ClientGroup, strict: bool, options: dict[str, A
 
 
 @contextmanager
+@keyword_only("strict")
 def establish_connection(
-    source: GroupSource | ClientGroup, strict: bool = True, **options: Any
+    source: GroupSource | ClientGroup, *, strict: bool = True, **options: Any
 ) -> Iterator[ClientGroup]:
     """Start a :class:`ClientGroup` for ``source`` and stop all its servers when the block ends.
+
+    Deprecated: it is ``with ClientGroup(source, ...) as group:`` under a second name (a
+    ``DeprecationWarning`` says so); ``strict`` is keyword-only, as for ``ClientGroup``.
 
     ``source`` is a config file path, a config mapping, ``load_config``'s result, or clients.
     ``options`` are those of :class:`ClientGroup` (``with_prefix``, ``servers``, client options)::
@@ -570,16 +580,24 @@ def establish_connection(
         with ml.establish_connection("mcp.json") as clients:
             chat = ml.Chat(model="gpt-4o-mini").with_tools(*clients.tools())
     """
+    _deprecated("establish_connection", "with")
     group = _group(source, strict, options)
     with group:
         yield group
 
 
 @asynccontextmanager
+@keyword_only("strict")
 async def aestablish_connection(
-    source: GroupSource | ClientGroup, strict: bool = True, **options: Any
+    source: GroupSource | ClientGroup, *, strict: bool = True, **options: Any
 ) -> AsyncIterator[ClientGroup]:
-    """Async twin of :func:`establish_connection`: ``async with ml.aestablish_connection(...) as clients:``."""
+    """Async twin of :func:`establish_connection` (deprecated: ``async with ClientGroup(...) as group:``)."""
+    _deprecated("aestablish_connection", "async with")
     group = _group(source, strict, options)
     async with group:
         yield group
+
+
+def _deprecated(name: str, block: str) -> None:
+    warnings.warn(f"{name}(source, ...) is deprecated; write {block} ClientGroup(source, ...) as group: "
+                  "(the same group, started and stopped by the block)", DeprecationWarning, stacklevel=4)

@@ -15,10 +15,24 @@ from urllib.parse import urlsplit
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._transports.base import FactoryTransport, Transport, TransportOptions
-from mcp_litellm._transports.specs import BUILTIN_TRANSPORTS, TRANSPORT_ALIASES
 
 TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
 """A callable taking the client's config mapping and returning a :data:`TransportTarget`."""
+
+BUILTIN_TRANSPORTS = ("stdio", "streamable", "sse", "memory")
+"""The canonical names of the built-in transports."""
+
+TRANSPORT_ALIASES: Mapping[str, str] = {
+    "streamable_http": "streamable",
+    "streamable-http": "streamable",
+    "streamablehttp": "streamable",
+    "http": "streamable",
+    "in_memory": "memory",
+    "inmemory": "memory",
+    "in-memory": "memory",
+}
+"""Other spellings of the built-in transports' names (lower case), for ``transport_type=`` and a config file's
+``type``/``transport`` alike."""
 
 _ALIASES = TRANSPORT_ALIASES
 

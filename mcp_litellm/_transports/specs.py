@@ -5,9 +5,9 @@
 which name the key and never quote a value that may hold a token). :meth:`StdioSpec.transport` (and its
 siblings) makes the client's :class:`~.base.Transport` object.
 
-The transport names and their aliases (:data:`TRANSPORT_ALIASES`) and each transport's keys
-(:data:`TRANSPORT_KEYS`) live here too; ``registry`` and the config file read them, and the ``TypedDict``\\ s
-of ``configs.py`` are tested against them.
+Each transport's keys (:data:`TRANSPORT_KEYS`) live here too (the config file reads them, and the
+``TypedDict``\\ s of ``configs.py`` are tested against them); the transport names and their one alias table
+are ``registry``'s.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, TypeAlias
 
 from mcp_litellm._core.option_checks import Door, closest, seconds_problem
+from mcp_litellm._transports.registry import BUILTIN_TRANSPORTS, TRANSPORT_ALIASES, is_builtin, make_transport
 
 if TYPE_CHECKING:
     import httpx2
@@ -31,21 +32,6 @@ __all__ = [
     "StdioSpec", "TransportSpec", "transport_spec",
 ]
 
-BUILTIN_TRANSPORTS = ("stdio", "streamable", "sse", "memory")
-"""The canonical names of the built-in transports."""
-
-TRANSPORT_ALIASES: Mapping[str, str] = {
-    "streamable_http": "streamable",
-    "streamable-http": "streamable",
-    "streamablehttp": "streamable",
-    "http": "streamable",
-    "in_memory": "memory",
-    "inmemory": "memory",
-    "in-memory": "memory",
-}
-"""Other spellings of the built-in transports' names (lower case), for ``transport_type=`` and a config file's
-``type``/``transport`` alike."""
-
 _HTTP_KEYS = frozenset({"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_http"})
 TRANSPORT_KEYS: Mapping[str, frozenset[str]] = {
     "stdio": frozenset({"command", "args", "env", "cwd"}),
@@ -57,8 +43,6 @@ TRANSPORT_KEYS: Mapping[str, frozenset[str]] = {
 
 
 def _make(name: str, config: Mapping[str, object], options: TransportOptions) -> Transport:
-    from mcp_litellm._transports.registry import make_transport
-
     return make_transport(name, config, options)
 
 
@@ -159,7 +143,7 @@ def transport_spec(transport: str, config: Mapping[str, object], door: Door, *,
     """The checked spec of a ``transport`` (a canonical name) with ``config``; errors through ``door``
     (``door.error(key, problem)``). ``also_valid`` names other keys the caller accepts beside the
     transport's (a config file's options), for the list an unknown key's error gives."""
-    if transport not in TRANSPORT_KEYS or not _is_builtin(transport):
+    if transport not in TRANSPORT_KEYS or not is_builtin(transport):
         return RegisteredSpec(transport, dict(config))
     allowed = TRANSPORT_KEYS[transport]
     for key in config:
@@ -173,13 +157,6 @@ def transport_spec(transport: str, config: Mapping[str, object], door: Door, *,
     if transport == "memory":
         return _memory(config, door)
     return _http("sse" if transport == "sse" else "streamable", config, door)
-
-
-def _is_builtin(transport: str) -> bool:
-    """``transport`` is served by its built-in class (not replaced with ``register_transport``)."""
-    from mcp_litellm._transports.registry import is_builtin
-
-    return is_builtin(transport)
 
 
 def _stdio(config: Mapping[str, object], door: Door) -> StdioSpec:
