@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_litellm._client.options import ClientOptions
 from mcp_litellm._client.redis_pins import REDIS_SCHEMES
-from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.errors import ConfigError, NotFoundError
 from mcp_litellm._core.option_checks import MESSAGE_SIZE, Door, is_message_size, shown_kind
 from mcp_litellm._core.redact import redact_config
 from mcp_litellm._servers.placeholders import editor_variables, expand_env
@@ -27,7 +27,7 @@ from mcp_litellm._transports.specs import TRANSPORT_ALIASES, TransportSpec, tran
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
 
-__all__ = ["ServerConfig", "expand_env", "load_config"]
+__all__ = ["ServerConfig", "expand_env", "load_config", "select_configs"]
 
 SERVER_KEYS = ("mcpServers", "mcp_servers", "servers")
 """Top-level keys that hold the servers (editors, the reference design's YAML, VS Code)."""
@@ -457,3 +457,24 @@ def _build(reader: _Entry, spec: TransportSpec, options: dict[str, tuple[str, An
         per_user=per_user,
         spec=spec,
     )
+
+
+def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
+                   only: Iterable[str] | None) -> dict[str, ServerConfig]:
+    """The servers of a config file path, a config mapping or ``load_config``'s result; only those named in
+    ``only`` (in that order) when given. Disabled servers are included unless ``only`` names them (an error)."""
+    if isinstance(source, str | os.PathLike) or not all(isinstance(v, ServerConfig) for v in source.values()):
+        configs = load_config(source)
+    else:
+        configs = dict(source)
+    if only is not None:
+        wanted_list = list(dict.fromkeys(only))
+        unknown = [name for name in wanted_list if name not in configs]
+        if unknown:
+            raise NotFoundError("server", unknown[0], configs)
+        off = [name for name in wanted_list if configs[name].disabled]
+        if off:
+            raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
+                              "remove that setting to use it")
+        configs = {name: configs[name] for name in wanted_list}
+    return configs

@@ -14,9 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
@@ -24,7 +22,6 @@ from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.options import GroupClientOptions, check_option_names
 from mcp_litellm._client.toolset import CallContext
-from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
@@ -32,12 +29,12 @@ from mcp_litellm._core.errors import (
     TransportError,
     UnsupportedFeature,
 )
-from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
+from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._core.redact import redact_chain, shown_value
-from mcp_litellm._servers.config_file import ServerConfig, load_config
+from mcp_litellm._servers.config_file import ServerConfig, select_configs
 from mcp_litellm._servers.group_tools import GroupTools
 from mcp_litellm._servers.merged_tools import merge_tools
-from mcp_litellm._servers.resource_owner import offers, resource_owner
+from mcp_litellm._servers.resource_owner import find_one, offers, resource_owner
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -398,34 +395,15 @@ class ClientGroup:
         """Async twin of :meth:`start_task`."""
         return await run_async(self._tool_set.start_task(name, parameters, ttl, timeout))
 
-    async def _pin_tools(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
-        pinned = [c for c in self._clients.values() if c._tool_pins is not None and c.is_alive()]
-        if not pinned:
-            raise ConfigError("no server of this group has tool_pins: create it with tool_pins=PATH to pin tools")
-        if names is None:
-            return {c.name: await c.apin_tools() for c in pinned}
-        wanted = [names] if isinstance(names, str) else list(names)
-        for client in pinned:
-            await client._list_tools(True)
-        accepted: dict[str, list[str]] = {}
-        for name in wanted:
-            owners = [(c, tool) for c in pinned for tool in c._tool_pins.current  # type: ignore[union-attr]
-                      if name in (tool, safe_tool_name(tool, c.name), safe_tool_name(tool, self._prefixes[c.name]))]
-            if not owners:
-                raise NotFoundError("tool", name, [t for c in pinned for t in c._tool_pins.current])  # type: ignore[union-attr]
-            for client, tool in owners:
-                accepted.setdefault(client.name, []).extend(await client.apin_tools([tool]))
-        return accepted
-
     def pin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Accept the current tool definitions of every server with ``tool_pins`` (see
         :meth:`Client.pin_tools`); ``names`` (a tool's name on its server, ``"{server}__{tool}"`` or its
         name in the group) limits it to those tools. Returns the tools pinned, by server."""
-        return run_sync(self._pin_tools(names))
+        return run_sync(self._tool_set.pin(names))
 
     async def apin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._pin_tools(names))
+        return await run_async(self._tool_set.pin(names))
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
@@ -473,28 +451,11 @@ class ClientGroup:
 
     async def _one(self, find: Callable[[Client], Awaitable[_Item]], what: str, capability: str,
                    name: str) -> _Item:
-        """The one server's ``what`` that ``find`` finds by ``name``: ``NotFoundError`` when no server has it,
-        ``ConfigError`` naming the servers when several do."""
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"{what}() needs a name (a non-empty str), got {shown_value(name)}")
-        found: list[tuple[Client, _Item]] = []
-        for client in [c for c in self._clients.values() if offers(c, capability)]:
-            try:
-                found.append((client, await find(client)))
-            except NotFoundError:
-                continue
-            except MCPLiteLLMError as exc:
-                if self.strict:
-                    raise
-                logger.warning("looking up %s %r on server %r failed: %s", what, name, client.name, exc)
-        if len(found) == 1:
-            return found[0][1]
-        if found:
-            servers = ", ".join(repr(client.name) for client, _ in found)
-            raise ConfigError(f"{what} {name!r} is offered by several servers ({servers}); "
-                              f"ask one of them: group[server].{what}({name!r})")
-        listed = await self._merged(lambda c: getattr(c, f"a{capability}")(), capability, capability)
-        raise NotFoundError(what, name, [getattr(item, "name", "") for item in listed])
+        async def listed() -> list[object]:
+            return await self._merged(lambda c: getattr(c, f"a{capability}")(), capability, capability)
+
+        return await find_one(self._clients.values(), find, what, capability, name, strict=self.strict,
+                              listed=listed)
 
     def resource(self, name: str, *, refresh: bool = False) -> Resource:
         """The resource called ``name`` (or with that uri or title) on the one server that has it (see
@@ -523,27 +484,6 @@ class ClientGroup:
         """Async twin of :meth:`prompts`."""
         return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
 
-def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
-                   only: Iterable[str] | None) -> dict[str, ServerConfig]:
-    """The servers of a config file path, a config mapping or ``load_config``'s result; only those named in
-    ``only`` (in that order) when given. Disabled servers are included unless ``only`` names them (an error)."""
-    if isinstance(source, str | os.PathLike) or not all(isinstance(v, ServerConfig) for v in source.values()):
-        configs = load_config(source)
-    else:
-        configs = dict(source)
-    if only is not None:
-        wanted_list = list(dict.fromkeys(only))
-        unknown = [name for name in wanted_list if name not in configs]
-        if unknown:
-            raise NotFoundError("server", unknown[0], configs)
-        off = [name for name in wanted_list if configs[name].disabled]
-        if off:
-            raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
-                              "remove that setting to use it")
-        configs = {name: configs[name] for name in wanted_list}
-    return configs
-
-
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     if isinstance(error, MCPLiteLLMError):
         if error.server is None:
@@ -554,50 +494,3 @@ def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     wrapped.__cause__ = error
     wrapped.server = name
     return wrapped
-
-
-def _group(source: GroupSource | ClientGroup, strict: bool, options: dict[str, Any]) -> ClientGroup:
-    if isinstance(source, ClientGroup):
-        if options or not strict:
-            raise ConfigError("pass options when creating the ClientGroup, not with an existing group")
-        return source
-    return ClientGroup(source, strict=strict, **options)
-
-
-@contextmanager
-@keyword_only("strict")
-def establish_connection(
-    source: GroupSource | ClientGroup, *, strict: bool = True, **options: Any
-) -> Iterator[ClientGroup]:
-    """Start a :class:`ClientGroup` for ``source`` and stop all its servers when the block ends.
-
-    Deprecated: it is ``with ClientGroup(source, ...) as group:`` under a second name (a
-    ``DeprecationWarning`` says so); ``strict`` is keyword-only, as for ``ClientGroup``.
-
-    ``source`` is a config file path, a config mapping, ``load_config``'s result, or clients.
-    ``options`` are those of :class:`ClientGroup` (``with_prefix``, ``servers``, client options)::
-
-        with ml.establish_connection("mcp.json") as clients:
-            chat = ml.Chat(model="gpt-4o-mini").with_tools(*clients.tools())
-    """
-    _deprecated("establish_connection", "with")
-    group = _group(source, strict, options)
-    with group:
-        yield group
-
-
-@asynccontextmanager
-@keyword_only("strict")
-async def aestablish_connection(
-    source: GroupSource | ClientGroup, *, strict: bool = True, **options: Any
-) -> AsyncIterator[ClientGroup]:
-    """Async twin of :func:`establish_connection` (deprecated: ``async with ClientGroup(...) as group:``)."""
-    _deprecated("aestablish_connection", "async with")
-    group = _group(source, strict, options)
-    async with group:
-        yield group
-
-
-def _deprecated(name: str, block: str) -> None:
-    warnings.warn(f"{name}(source, ...) is deprecated; write {block} ClientGroup(source, ...) as group: "
-                  "(the same group, started and stopped by the block)", DeprecationWarning, stacklevel=4)

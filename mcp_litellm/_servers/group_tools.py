@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
@@ -135,3 +135,24 @@ class GroupTools:
 
         return await self._within(name, CallContext(timeout=timeout), "tasks/create", call)
 
+    async def pin(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
+        """``ClientGroup.pin_tools``: accept the current definitions of ``names`` (all when ``None``) on every
+        server with ``tool_pins``."""
+        group = self.group
+        pinned = [c for c in group._clients.values() if c._tool_pins is not None and c.is_alive()]
+        if not pinned:
+            raise ConfigError("no server of this group has tool_pins: create it with tool_pins=PATH to pin tools")
+        if names is None:
+            return {c.name: await c.apin_tools() for c in pinned}
+        wanted = [names] if isinstance(names, str) else list(names)
+        for client in pinned:
+            await client._list_tools(True)
+        accepted: dict[str, list[str]] = {}
+        for name in wanted:
+            owners = [(c, tool) for c in pinned for tool in c._tool_pins.current  # type: ignore[union-attr]
+                      if name in (tool, safe_tool_name(tool, c.name), safe_tool_name(tool, group._prefixes[c.name]))]
+            if not owners:
+                raise NotFoundError("tool", name, [t for c in pinned for t in c._tool_pins.current])  # type: ignore[union-attr]
+            for client, tool in owners:
+                accepted.setdefault(client.name, []).extend(await client.apin_tools([tool]))
+        return accepted

@@ -26,8 +26,8 @@ from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.options import GroupClientOptions, check_option_names
 from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._core.option_checks import positive_seconds
-from mcp_litellm._servers.config_file import ServerConfig
-from mcp_litellm._servers.group import ClientGroup, select_configs
+from mcp_litellm._servers.config_file import ServerConfig, select_configs
+from mcp_litellm._servers.group import ClientGroup
 from mcp_litellm._servers.pool_grants import Handing
 from mcp_litellm._servers.pool_users import (
     REMOTE,
