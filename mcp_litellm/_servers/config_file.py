@@ -7,7 +7,6 @@ Error messages never quote configured values (they may hold tokens); they name k
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -19,6 +18,7 @@ from mcp_litellm._client.redis_pins import REDIS_SCHEMES
 from mcp_litellm._core.errors import ConfigError, NotFoundError
 from mcp_litellm._core.option_checks import MESSAGE_SIZE, Door, is_message_size, shown_kind
 from mcp_litellm._core.redact import redact_config
+from mcp_litellm._servers.file_reading import read_config_file
 from mcp_litellm._servers.placeholders import editor_variables, expand_env
 from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
 from mcp_litellm._transports import infer_transport
@@ -171,11 +171,12 @@ def load_config(
     file order, disabled servers included. Raises ``ConfigError`` for anything invalid, naming the server and the key.
     """
     env = os.environ if environ is None else environ
+    data: object
     if isinstance(path_or_dict, Mapping):
         source, data = "config", path_or_dict
     elif isinstance(path_or_dict, str | os.PathLike):
         source = os.fspath(path_or_dict)
-        data = _read_file(Path(source))
+        data = read_config_file(Path(source))
     else:
         raise ConfigError(f"load_config() takes a file path or a mapping, got {type(path_or_dict).__name__}")
     if not isinstance(data, Mapping):
@@ -221,10 +222,10 @@ def _pins_path(source: str, path: str) -> str:
     return str(Path(source).parent / expanded)
 
 
-def _file_defaults(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def _file_defaults(source: str, data: Mapping[str, object]) -> dict[str, object]:
     """The file-wide defaults given beside the servers (``tool_pins``, ``max_message_size``), checked; each
     applies to every server without its own (see ``_build``)."""
-    defaults: dict[str, Any] = {}
+    defaults: dict[str, object] = {}
     for option, keys in _FILE_DEFAULTS.items():
         given = [key for key in keys if key in data]
         if not given:
@@ -242,76 +243,10 @@ def _file_defaults(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return defaults
 
 
-def _read_file(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    if path.suffix.lower() in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise ConfigError(f"{path}: reading YAML config files needs PyYAML; install it with "
-                              "pip install 'mcp-litellm[yaml]'") from None
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            raise ConfigError(f"{path}: invalid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:  # JSONC, as VS Code's .vscode/mcp.json allows
-        return json.loads(strip_jsonc(text))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-
-
-def strip_jsonc(text: str) -> str:
-    """``text`` with JSONC's ``//`` and ``/* */`` comments and trailing commas blanked out.
-
-    Only characters outside strings change, each into a space (line breaks stay), so the JSON parser's
-    error positions still point into the original text. An unterminated ``/*`` is left for the parser
-    to report where it starts.
-    """
-    out = list(text)
-    comma: int | None = None  # a comma with no value after it yet: trailing if a bracket closes next
-    i, end = 0, len(text)
-    while i < end:
-        char = text[i]
-        if char == '"':
-            i += 1
-            while i < end and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            comma = None
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            close = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2)
-            if close < 0 and text[i + 1] == "*":
-                return "".join(out)
-            stop = end if close < 0 else close + (2 if text[i + 1] == "*" else 0)
-            out[i:stop] = [c if c == "\n" else " " for c in text[i:stop]]
-            i = stop
-            continue
-        elif char == ",":
-            comma = i
-        elif char in "}]":
-            if comma is not None:
-                out[comma] = " "
-            comma = None
-        elif not char.isspace():
-            comma = None
-        i += 1
-    return "".join(out)
-
-
 class _Entry:
     """Reads one server entry, remembering which keys were used, for precise errors."""
 
-    def __init__(self, source: str, name: str, entry: Mapping[str, Any]) -> None:
+    def __init__(self, source: str, name: str, entry: Mapping[str, object]) -> None:
         self.source, self.name, self.entry = source, name, entry
 
     def error(self, key: str | None, problem: str) -> ConfigError:
@@ -323,7 +258,7 @@ class _Entry:
         """This entry's errors, for the specs' checks (``key`` as the file wrote it)."""
         return Door(self.error, file=True)
 
-    def typed(self, key: str, value: Any, check: Callable[[Any], bool], what: str) -> Any:
+    def typed(self, key: str, value: object, check: Callable[[object], bool], what: str) -> Any:
         if value is not None and not check(value):
             raise self.error(key, f"must be {what}, got {shown_kind(value)}")
         return value
@@ -331,24 +266,24 @@ class _Entry:
 
 
 
-def _is_str_list(value: Any) -> bool:
+def _is_str_list(value: object) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
 
-def _server(source: str, name: str, raw: Any, environ: Mapping[str, str],
-            file_defaults: Mapping[str, Any] | None = None) -> ServerConfig:
+def _server(source: str, name: str, raw: object, environ: Mapping[str, str],
+            file_defaults: Mapping[str, object] | None = None) -> ServerConfig:
     reader = _Entry(source, name, raw if isinstance(raw, Mapping) else {})
     if not isinstance(raw, Mapping):
         raise reader.error(None, f"settings must be a mapping, got {type(raw).__name__}")
-    entry: dict[str, Any] = {}
+    entry: dict[str, object] = {}
     editor = editor_variables(None if source == "config" else source)
     for key, value in raw.items():
         if not isinstance(key, str):
             raise reader.error(None, f"keys must be strings, got {key!r}")
         entry[key] = expand_env(value, environ, f"{source}: server {name!r}, key {key!r}", editor)
     transport = _transport(reader, entry)
-    options: dict[str, Any] = {}
-    config: dict[str, Any] = {}
+    options: dict[str, tuple[str, object]] = {}
+    config: dict[str, object] = {}
     seen_options: dict[str, str] = {}
     for key, value in entry.items():
         if key in _TRANSPORT_KEYS or key in _IGNORED_KEYS:
@@ -373,7 +308,7 @@ def _server(source: str, name: str, raw: Any, environ: Mapping[str, str],
     return _build(reader, spec, options, file_defaults or {})
 
 
-def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
+def _transport(reader: _Entry, entry: Mapping[str, object]) -> str:
     url_key = next((key for key in ("url", *_URL_ALIASES) if key in entry), None)
     if "command" in entry and url_key is not None:
         raise reader.error(url_key, "give either 'command' (a local stdio server) or 'url' (a remote HTTP server), "
@@ -402,7 +337,7 @@ def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
     raise reader.error(None, "needs 'command' (a local stdio server) or 'url' (a remote server)")
 
 
-def _relative_oauth_paths(reader: _Entry, config: dict[str, Any]) -> None:
+def _relative_oauth_paths(reader: _Entry, config: dict[str, object]) -> None:
     """Relative ``storage`` and ``private_key`` paths of ``"oauth": {...}`` in a file are relative to the file's
     directory (the settings themselves are checked by the transport's spec)."""
     oauth = config.get("oauth")
@@ -417,9 +352,9 @@ def _relative_oauth_paths(reader: _Entry, config: dict[str, Any]) -> None:
         config["oauth"] = oauth
 
 
-def _build(reader: _Entry, spec: TransportSpec, options: dict[str, tuple[str, Any]],
-           file_defaults: Mapping[str, Any]) -> ServerConfig:
-    def get(option: str, check: Callable[[Any], bool], what: str) -> Any:
+def _build(reader: _Entry, spec: TransportSpec, options: dict[str, tuple[str, object]],
+           file_defaults: Mapping[str, object]) -> ServerConfig:
+    def get(option: str, check: Callable[[object], bool], what: str) -> Any:
         if option not in options:
             return None
         key, value = options[option]
@@ -433,7 +368,7 @@ def _build(reader: _Entry, spec: TransportSpec, options: dict[str, tuple[str, An
     given = {option: value for option, (_key, value) in options.items()
              if option in _CLIENT_OPTIONS and value is not None}
     checked = ClientOptions.checked(given, Door(error, file=True))
-    extra: dict[str, Any] = {option: getattr(checked, option) for option in given
+    extra: dict[str, object] = {option: getattr(checked, option) for option in given
                              if option not in ("request_timeout", "with_prefix")}
     roots = get("roots", _is_str_list, "a list of paths")
     include = get("include_tools", _is_str_list, "a list of tool names or globs")

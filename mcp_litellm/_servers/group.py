@@ -114,7 +114,7 @@ class ClientGroup:
 
     @staticmethod
     def _resolve(source: GroupSource, only: Iterable[str] | None,
-                 client_options: Mapping[str, Any]) -> tuple[list[tuple[Client, ServerConfig | None]], list[str]]:
+                 client_options: GroupClientOptions) -> tuple[list[tuple[Client, ServerConfig | None]], list[str]]:
         """The clients to run (with their configs) and the names of the disabled servers."""
         if isinstance(source, Client):
             source = [source]
@@ -363,7 +363,7 @@ class ClientGroup:
         the tool's own client; ``ctx.timeout`` covers the lookup of the tool too."""
         return await run_async(self._tool_set.call_tool(name, arguments, ctx))
 
-    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
                      task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                      max_total_timeout: float | None = None) -> ToolResult:
@@ -375,7 +375,7 @@ class ClientGroup:
                           reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
         return run_sync(self._tool_set.execute(name, parameters, ctx))
 
-    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
                             task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult:
@@ -384,13 +384,13 @@ class ClientGroup:
                           reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
         return await run_async(self._tool_set.execute(name, parameters, ctx))
 
-    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task:
         """Start the group's tool ``name`` as a task on its server and return its :class:`~mcp_litellm.Task`
         (see :meth:`Client.start_task`); ``timeout`` covers the lookup of the tool too."""
         return run_sync(self._tool_set.start_task(name, parameters, ttl, timeout))
 
-    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task:
         """Async twin of :meth:`start_task`."""
         return await run_async(self._tool_set.start_task(name, parameters, ttl, timeout))

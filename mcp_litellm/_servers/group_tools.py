@@ -8,6 +8,7 @@ client, so the client's rules (pins, approval, retries) apply as they do for a d
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -38,6 +39,7 @@ class _Group(Protocol):
     @property
     def _prefixes(self) -> Mapping[str, str]: ...
     async def _tools(self, include: None, exclude: None, refresh: bool) -> list[Tool]: ...
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
 
 
 class GroupTools:
@@ -46,6 +48,11 @@ class GroupTools:
 
     def __init__(self, group: _Group) -> None:
         self.group = group
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The group's loop: ``run_sync``/``run_async`` route this object's work there, as the group's own
+        (``_client/loop.py``)."""
+        return self.group._session_loop()
 
     async def list_tools(self) -> list[Tool]:
         """Every server's tools under their names in the group."""

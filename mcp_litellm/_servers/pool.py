@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.options import GroupClientOptions, check_option_names
+from mcp_litellm._client.options import GroupClientOptions
 from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._servers.config_file import ServerConfig, select_configs
@@ -37,6 +37,7 @@ from mcp_litellm._servers.pool_users import (
     Waiter,
     checked_headers,
     is_per_user,
+    pool_source,
     retire,
     stopped_message,
     user_config,
@@ -108,16 +109,7 @@ class ClientPool(Handing):
         **client_options: Unpack[GroupClientOptions],
     ) -> None:
         options: dict[str, object] = dict(client_options)
-        if "config" in options:  # the first parameter's old name
-            if source is not None:
-                raise ConfigError("give ClientPool its servers once: as source (config= is its old name)")
-            warnings.warn("ClientPool(config=...) is deprecated; the first parameter is named source, as for "
-                          "ClientGroup: ClientPool(source) or ClientPool(source=...)", DeprecationWarning, stacklevel=2)
-            source = options.pop("config")  # type: ignore[assignment]  # checked just below
-        if not isinstance(source, str | os.PathLike | Mapping):
-            raise ConfigError(f"ClientPool takes a config file path or a config mapping, got {type(source).__name__}; "
-                              "per-user connections are made from server configs, not from clients")
-        check_option_names(options, "ClientPool")
+        source = pool_source(source, options)
         if max_users is not None and (not isinstance(max_users, int) or isinstance(max_users, bool) or max_users < 1):
             raise ConfigError(f"max_users must be a positive integer or None, got {max_users!r}")
         positive_seconds(idle_timeout, "idle_timeout", none="for never stopping a group that is not used")
@@ -457,13 +449,13 @@ class ClientPool(Handing):
         """Deprecated name of :meth:`stop`."""
         warnings.warn("ClientPool.close() is deprecated; use stop(), as for Client and ClientGroup",
                       DeprecationWarning, stacklevel=2)
-        run_sync(self._close())
+        self.stop()
 
     async def aclose(self) -> None:
         """Deprecated name of :meth:`astop`."""
         warnings.warn("ClientPool.aclose() is deprecated; use astop(), as for Client and ClientGroup",
                       DeprecationWarning, stacklevel=2)
-        await run_async(self._close())
+        await self.astop()
 
     async def _close(self) -> None:
         self._closed = True

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from mcp_litellm._client.client import Client
+from mcp_litellm._client.options import GroupClientOptions, check_option_names
 from mcp_litellm._core.errors import AuthError, ConfigError, TransportError
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._servers.config_file import ServerConfig
@@ -112,7 +114,7 @@ class UserGroup(ClientGroup):
     """A user's group: their own connections plus the pool's shared ones, which it never starts or stops."""
 
     def __init__(self, own: Mapping[str, ServerConfig], order: list[str], shared: ClientGroup, strict: bool,
-                 with_prefix: bool | None, client_options: Mapping[str, Any]) -> None:
+                 with_prefix: bool | None, client_options: GroupClientOptions) -> None:
         super().__init__(dict(own), strict=strict, with_prefix=with_prefix, **client_options)
         self._order = order
         self._shared = shared
@@ -223,3 +225,20 @@ def checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:
                               f"{type(value).__name__} value" if isinstance(name, str) else
                               f"headers must map header names (str) to values (str), got a {type(name).__name__} name")
     return dict(headers)
+
+
+def pool_source(source: object, options: dict[str, object]) -> str | os.PathLike[str] | Mapping[str, object]:
+    """``ClientPool``'s servers: ``source``, or the deprecated ``config=`` (taken out of ``options``, with a
+    ``DeprecationWarning``); ``ConfigError`` for anything but a config path or mapping, or for an unknown
+    client option in ``options`` (naming the closest)."""
+    if "config" in options:  # the first parameter's old name
+        if source is not None:
+            raise ConfigError("give ClientPool its servers once: as source (config= is its old name)")
+        warnings.warn("ClientPool(config=...) is deprecated; the first parameter is named source, as for "
+                      "ClientGroup: ClientPool(source) or ClientPool(source=...)", DeprecationWarning, stacklevel=3)
+        source = options.pop("config")
+    if not isinstance(source, str | os.PathLike | Mapping):
+        raise ConfigError(f"ClientPool takes a config file path or a config mapping, got {type(source).__name__}; "
+                          "per-user connections are made from server configs, not from clients")
+    check_option_names(options, "ClientPool")
+    return source
