@@ -58,12 +58,12 @@ def test_a_misspelt_client_option_names_the_closest_one(make):
 
 
 def test_establish_connection_is_a_deprecated_with_client_group_and_strict_is_keyword_only():
-    with pytest.warns(DeprecationWarning, match=r"write with ClientGroup\(source, ...\) as group"):
-        with ml.establish_connection(_config()) as group:
-            assert isinstance(group, ml.ClientGroup) and group.tools()
-    with pytest.warns(DeprecationWarning, match="pass it by name"):
-        with ml.establish_connection(_config(), False) as group:  # type: ignore[misc]
-            assert group.strict is False
+    with pytest.warns(DeprecationWarning, match=r"write with ClientGroup\(source, ...\) as group"), \
+            ml.establish_connection(_config()) as group:
+        assert isinstance(group, ml.ClientGroup) and group.tools()
+    with pytest.warns(DeprecationWarning, match="pass it by name"), \
+            ml.establish_connection(_config(), False) as group:  # type: ignore[misc]
+        assert group.strict is False
 
 
 async def test_aestablish_connection_is_deprecated_too():
