@@ -30,7 +30,8 @@ from mcp_litellm._core.errors import (
 from mcp_litellm._core.public import show_as_public as _show_as_public
 from mcp_litellm._core.version import VERSION
 from mcp_litellm._servers.config_file import load_config
-from mcp_litellm._servers.group import ClientGroup, aestablish_connection, establish_connection
+from mcp_litellm._servers.establish import aestablish_connection, establish_connection
+from mcp_litellm._servers.group import ClientGroup
 from mcp_litellm._servers.pool import ClientPool
 from mcp_litellm._transports import register_transport
 from mcp_litellm._transports.configs import MemoryConfig, SseConfig, StdioConfig, StreamableConfig

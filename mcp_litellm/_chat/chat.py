@@ -36,7 +36,7 @@ from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.option_checks import COUNT, SECONDS, checked
+from mcp_litellm._core.option_checks import COUNT, checked, positive_seconds
 from mcp_litellm._core.redact import secret_params
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
@@ -125,7 +125,8 @@ class Chat:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         self.max_tool_rounds = checked("max_tool_rounds", max_tool_rounds, COUNT)
-        self.tool_timeout = checked("tool_timeout", tool_timeout, SECONDS, none="for each client's request_timeout")
+        self.tool_timeout = positive_seconds(tool_timeout, "tool_timeout", none="for each client's request_timeout",
+                                             allow_inf=True)
         self.model = model
         self.router = router
         self.params: dict[str, Any] = {}

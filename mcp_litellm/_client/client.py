@@ -22,16 +22,17 @@ from mcp_types import Implementation, ServerCapabilities
 
 from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
+from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_on, run_sync
+from mcp_litellm._client.options import client_settings
 from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.session import SessionOptions
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
-from mcp_litellm._core.option_checks import FLAG, MESSAGE_SIZE, POSITIVE_INT, SECONDS, checked, closest
+from mcp_litellm._core.option_checks import closest, positive_seconds
 from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import forget_secrets, redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
@@ -39,8 +40,6 @@ from mcp_litellm._core.version import VERSION
 from mcp_litellm._transports import (
     Transport,
     TransportOptions,
-    canonical_transport_name,
-    infer_transport,
     make_transport,
 )
 from mcp_litellm._transports.configs import TransportConfig
@@ -138,32 +137,22 @@ class Client(CatalogMixin):
         on_session_lost: SessionLostHandler | None = None,
         **unknown: NoReturn,
     ) -> None:
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"a client needs a non-empty name, got {shown_value(name)}")
         if unknown:  # type checkers refuse them already; say so at run time too
-            raise ConfigError(f"unknown option(s) for client {name!r}: "
+            raise ConfigError(f"unknown option(s) for client {shown_value(name)}: "
                               + ", ".join(_unknown(option) for option in sorted(unknown)))
-        if config is not None and not isinstance(config, Mapping):
-            raise ConfigError(f"config must be a mapping, got {type(config).__name__}")
-        checked("request_timeout", request_timeout, SECONDS)
-        checked("reset_timeout_on_progress", reset_timeout_on_progress, FLAG)
-        checked("with_prefix", with_prefix, FLAG)
-        checked("max_result_chars", max_result_chars, POSITIVE_INT, none="for no cut")
-        checked("max_message_size", max_message_size, MESSAGE_SIZE)
-        checked("retry_idempotent", retry_idempotent, FLAG)
-        self.max_total_timeout = check_max_total_timeout(max_total_timeout)
-        self.reset_timeout_on_progress = reset_timeout_on_progress
-        if protocol not in _PROTOCOLS and not (isinstance(protocol, str) and protocol[:4].isdigit()):
-            raise ConfigError(f"protocol must be 'auto', 'legacy' or a protocol version string, "
-                              f"got {shown_value(protocol)}")
+        settings = client_settings(name, transport_type, config, {
+            "request_timeout": request_timeout, "reset_timeout_on_progress": reset_timeout_on_progress,
+            "with_prefix": with_prefix, "max_result_chars": max_result_chars, "max_message_size": max_message_size,
+            "retry_idempotent": retry_idempotent, "max_total_timeout": max_total_timeout, "protocol": protocol})
+        checked = settings.options
+        self.max_total_timeout = checked.max_total_timeout
+        self.reset_timeout_on_progress = checked.reset_timeout_on_progress
         self.name = name
-        named = (config or {}).get("transport")
-        named = named if isinstance(named, str) else None
-        self.transport_type = canonical_transport_name(
-            transport_type or named or infer_transport(config or {}) or "stdio")
-        self.config: Mapping[str, Any] = _without_transport_key(dict(config or {}), self.transport_type, name)
-        self.request_timeout = float(request_timeout)
-        self.protocol = protocol
+        self.transport_type = settings.transport_type
+        self.config: Mapping[str, Any] = settings.config
+        self.spec = settings.spec
+        self.request_timeout = checked.request_timeout
+        self.protocol = checked.protocol
         self.with_prefix = with_prefix
         self.max_result_chars = max_result_chars
         self.max_message_size = max_message_size
@@ -503,11 +492,8 @@ class Client(CatalogMixin):
     # -- plumbing for feature modules ---------------------------------------------------------------
 
     def _timeout(self, timeout: float | None) -> float:
-        if timeout is None:
-            return self.request_timeout
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {shown_value(timeout)}")
-        return float(timeout)
+        seconds = positive_seconds(timeout, "timeout", none="for the client's request_timeout", allow_inf=True)
+        return self.request_timeout if seconds is None else seconds
 
     def _stranded(self) -> bool:
         connection = self._connection
@@ -570,19 +556,6 @@ class Client(CatalogMixin):
                  "not connected yet" if self._connect_on_first_use else "stopped")
         return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "
                 f"config={redact_config(self.config)!r}, {state})")
-
-
-def _without_transport_key(config: dict[str, Any], transport_type: str, name: str) -> dict[str, Any]:
-    """A built-in transport's config without its ``transport`` key (see ``ml.StdioConfig``), which must agree
-    with ``transport_type``; a registered transport's factory gets its config as given."""
-    named = config.get("transport")
-    if named is None or transport_type not in ("stdio", "streamable", "sse", "memory"):
-        return config
-    if not isinstance(named, str) or canonical_transport_name(named) != transport_type:
-        raise ConfigError(f"client {name!r}: config key 'transport' is {named!r} but the transport is "
-                          f"{transport_type!r}; drop one of them or make them agree")
-    del config["transport"]
-    return config
 
 
 def _event_loop_running() -> bool:

@@ -21,18 +21,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mcp_litellm._core.errors import ConfigError, RequestTimeoutError
+from mcp_litellm._core.errors import RequestTimeoutError
+from mcp_litellm._core.option_checks import positive_seconds
 
 __all__ = ["Deadline", "check_max_total_timeout"]
 
 
 def check_max_total_timeout(value: Any, where: str = "max_total_timeout") -> float | None:
     """``value`` as seconds (``None`` stays ``None``); ``ConfigError`` unless it is a positive number."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0 or value == math.inf:
-        raise ConfigError(f"{where} must be a positive number of seconds (or None for no cap), got {value!r}")
-    return float(value)
+    return positive_seconds(value, where, none="for no cap")
 
 
 class Deadline:

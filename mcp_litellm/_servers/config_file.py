@@ -7,47 +7,32 @@ Error messages never quote configured values (they may hold tokens); they name k
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcp_litellm._client.options import ClientOptions
 from mcp_litellm._core.documents import REDIS_SCHEMES
-from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.option_checks import MESSAGE_SIZE, is_message_size, is_number, is_positive_int
+from mcp_litellm._core.errors import ConfigError, NotFoundError
+from mcp_litellm._core.option_checks import MESSAGE_SIZE, Door, is_message_size, shown_kind
 from mcp_litellm._core.redact import redact_config
+from mcp_litellm._servers.file_reading import read_config_file
 from mcp_litellm._servers.placeholders import editor_variables, expand_env
 from mcp_litellm._servers.proxy_config import from_proxy_entry, is_proxy_config, is_proxy_entry
 from mcp_litellm._transports import infer_transport
+from mcp_litellm._transports.specs import TRANSPORT_ALIASES, TransportSpec, transport_spec
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
 
-__all__ = ["ServerConfig", "expand_env", "load_config"]
+__all__ = ["ServerConfig", "expand_env", "load_config", "select_configs"]
 
 SERVER_KEYS = ("mcpServers", "mcp_servers", "servers")
 """Top-level keys that hold the servers (editors, the reference design's YAML, VS Code)."""
 
 _TRANSPORT_KEYS = ("type", "transport", "transport_type", "transportType")
-_TRANSPORT_NAMES = {
-    "stdio": "stdio",
-    "streamable": "streamable",
-    "streamable-http": "streamable",
-    "streamable_http": "streamable",
-    "streamablehttp": "streamable",
-    "http": "streamable",
-    "sse": "sse",
-    "memory": "memory",
-}
-_TRANSPORT_CONFIG_KEYS = {
-    "stdio": {"command", "args", "env", "cwd"},
-    "streamable": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_http"},
-    "sse": {"url", "headers", "timeout", "sse_read_timeout", "auth", "oauth", "allow_http"},
-    "memory": {"server"},
-}
 _OPTION_ALIASES = {
     "with_prefix": "with_prefix", "withPrefix": "with_prefix",
     "request_timeout": "request_timeout", "requestTimeout": "request_timeout",
@@ -66,6 +51,7 @@ _OPTION_ALIASES = {
     "max_message_size": "max_message_size", "maxMessageSize": "max_message_size",
     "retry_idempotent": "retry_idempotent", "retryIdempotent": "retry_idempotent",
 }
+_CLIENT_OPTIONS = frozenset(f.name for f in fields(ClientOptions))
 _FILE_DEFAULTS = {"tool_pins": ("tool_pins", "toolPins"), "max_message_size": ("max_message_size", "maxMessageSize")}
 """The options a config file may give once at the top level, for every server without its own: its keys."""
 """Top-level keys beside ``mcpServers`` that set a default for every server of the file."""
@@ -109,6 +95,8 @@ class ServerConfig:
     exclude_tools: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
     per_user: bool | None = None
+    spec: TransportSpec | None = field(default=None, repr=False, compare=False)
+    """The checked transport settings (``config`` is the same as a mapping)."""
 
     def client_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``ml.client(...)`` beyond name, transport and config."""
@@ -183,11 +171,12 @@ def load_config(
     file order, disabled servers included. Raises ``ConfigError`` for anything invalid, naming the server and the key.
     """
     env = os.environ if environ is None else environ
+    data: object
     if isinstance(path_or_dict, Mapping):
         source, data = "config", path_or_dict
     elif isinstance(path_or_dict, str | os.PathLike):
         source = os.fspath(path_or_dict)
-        data = _read_file(Path(source))
+        data = read_config_file(Path(source))
     else:
         raise ConfigError(f"load_config() takes a file path or a mapping, got {type(path_or_dict).__name__}")
     if not isinstance(data, Mapping):
@@ -233,10 +222,10 @@ def _pins_path(source: str, path: str) -> str:
     return str(Path(source).parent / expanded)
 
 
-def _file_defaults(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def _file_defaults(source: str, data: Mapping[str, object]) -> dict[str, object]:
     """The file-wide defaults given beside the servers (``tool_pins``, ``max_message_size``), checked; each
     applies to every server without its own (see ``_build``)."""
-    defaults: dict[str, Any] = {}
+    defaults: dict[str, object] = {}
     for option, keys in _FILE_DEFAULTS.items():
         given = [key for key in keys if key in data]
         if not given:
@@ -249,127 +238,52 @@ def _file_defaults(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
                 raise ConfigError(f"{source}: the top-level {given[0]!r} must be one file path (a string)")
             value = _pins_path(source, value)
         elif not is_message_size(value):
-            raise ConfigError(f"{source}: top-level {given[0]!r} must be {_MESSAGE_SIZE_WHAT}, got {_shown(value)}")
+            raise ConfigError(f"{source}: top-level {given[0]!r} must be {MESSAGE_SIZE.what}, got {shown_kind(value)}")
         defaults[option] = value
     return defaults
-
-
-def _read_file(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    if path.suffix.lower() in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise ConfigError(f"{path}: reading YAML config files needs PyYAML; install it with "
-                              "pip install 'mcp-litellm[yaml]'") from None
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            raise ConfigError(f"{path}: invalid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:  # JSONC, as VS Code's .vscode/mcp.json allows
-        return json.loads(strip_jsonc(text))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-
-
-def strip_jsonc(text: str) -> str:
-    """``text`` with JSONC's ``//`` and ``/* */`` comments and trailing commas blanked out.
-
-    Only characters outside strings change, each into a space (line breaks stay), so the JSON parser's
-    error positions still point into the original text. An unterminated ``/*`` is left for the parser
-    to report where it starts.
-    """
-    out = list(text)
-    comma: int | None = None  # a comma with no value after it yet: trailing if a bracket closes next
-    i, end = 0, len(text)
-    while i < end:
-        char = text[i]
-        if char == '"':
-            i += 1
-            while i < end and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            comma = None
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            close = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2)
-            if close < 0 and text[i + 1] == "*":
-                return "".join(out)
-            stop = end if close < 0 else close + (2 if text[i + 1] == "*" else 0)
-            out[i:stop] = [c if c == "\n" else " " for c in text[i:stop]]
-            i = stop
-            continue
-        elif char == ",":
-            comma = i
-        elif char in "}]":
-            if comma is not None:
-                out[comma] = " "
-            comma = None
-        elif not char.isspace():
-            comma = None
-        i += 1
-    return "".join(out)
 
 
 class _Entry:
     """Reads one server entry, remembering which keys were used, for precise errors."""
 
-    def __init__(self, source: str, name: str, entry: Mapping[str, Any]) -> None:
+    def __init__(self, source: str, name: str, entry: Mapping[str, object]) -> None:
         self.source, self.name, self.entry = source, name, entry
 
     def error(self, key: str | None, problem: str) -> ConfigError:
         at = f", key {key!r}" if key else ""
         return ConfigError(f"{self.source}: server {self.name!r}{at}: {problem}")
 
-    def typed(self, key: str, value: Any, check: Callable[[Any], bool], what: str) -> Any:
+    @property
+    def door(self) -> Door:
+        """This entry's errors, for the specs' checks (``key`` as the file wrote it)."""
+        return Door(self.error, file=True)
+
+    def typed(self, key: str, value: object, check: Callable[[object], bool], what: str) -> Any:
         if value is not None and not check(value):
-            raise self.error(key, f"must be {what}, got {_shown(value)}")
+            raise self.error(key, f"must be {what}, got {shown_kind(value)}")
         return value
 
 
-def _shown(value: Any) -> str:
-    """A wrong value for an error: numbers and booleans as they are, anything else by its type only
-    (a string or a list may hold a token); a list names its first item that is not a string."""
-    if isinstance(value, bool | int | float):
-        return repr(value)
-    if isinstance(value, list | tuple) and not isinstance(value, str):
-        bad = next((i for i, item in enumerate(value) if not isinstance(item, str)), None)
-        if bad is not None:
-            hint = " (quote it to make it a string)" if isinstance(value[bad], bool | int | float) else ""
-            return f"a list whose item {bad} is {_shown(value[bad])}{hint}"
-    return type(value).__name__
 
 
-_MESSAGE_SIZE_WHAT = MESSAGE_SIZE.what
-
-
-def _is_str_list(value: Any) -> bool:
+def _is_str_list(value: object) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
 
-def _server(source: str, name: str, raw: Any, environ: Mapping[str, str],
-            file_defaults: Mapping[str, Any] | None = None) -> ServerConfig:
+def _server(source: str, name: str, raw: object, environ: Mapping[str, str],
+            file_defaults: Mapping[str, object] | None = None) -> ServerConfig:
     reader = _Entry(source, name, raw if isinstance(raw, Mapping) else {})
     if not isinstance(raw, Mapping):
         raise reader.error(None, f"settings must be a mapping, got {type(raw).__name__}")
-    entry: dict[str, Any] = {}
+    entry: dict[str, object] = {}
     editor = editor_variables(None if source == "config" else source)
     for key, value in raw.items():
         if not isinstance(key, str):
             raise reader.error(None, f"keys must be strings, got {key!r}")
         entry[key] = expand_env(value, environ, f"{source}: server {name!r}, key {key!r}", editor)
     transport = _transport(reader, entry)
-    options: dict[str, Any] = {}
-    config: dict[str, Any] = {}
+    options: dict[str, tuple[str, object]] = {}
+    config: dict[str, object] = {}
     seen_options: dict[str, str] = {}
     for key, value in entry.items():
         if key in _TRANSPORT_KEYS or key in _IGNORED_KEYS:
@@ -387,19 +301,14 @@ def _server(source: str, name: str, raw: Any, environ: Mapping[str, str],
             seen_options[option] = key
             options[option] = (key, value)
             continue
-        allowed = _TRANSPORT_CONFIG_KEYS.get(transport)
-        if allowed is not None and key not in allowed:
-            valid = sorted(allowed | set(_OPTION_ALIASES.values()) | {"type"})
-            hint = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
-            did_you_mean = f" (did you mean {hint[0]!r}?)" if hint else ""
-            raise reader.error(key, f"unknown key for a {transport} server{did_you_mean}; "
-                                    f"valid keys: {', '.join(valid)}")
         config[key] = value
-    _check_transport_config(reader, transport, config)
-    return _build(reader, transport, config, options, file_defaults or {})
+    if transport in ("streamable", "sse"):
+        _relative_oauth_paths(reader, config)
+    spec = transport_spec(transport, config, reader.door, also_valid={*_OPTION_ALIASES.values(), "type"})
+    return _build(reader, spec, options, file_defaults or {})
 
 
-def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
+def _transport(reader: _Entry, entry: Mapping[str, object]) -> str:
     url_key = next((key for key in ("url", *_URL_ALIASES) if key in entry), None)
     if "command" in entry and url_key is not None:
         raise reader.error(url_key, "give either 'command' (a local stdio server) or 'url' (a remote HTTP server), "
@@ -412,12 +321,10 @@ def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
         value: str | None = reader.typed(key, entry[key], lambda v: isinstance(v, str), "a string")
         if value is None:
             raise reader.error(key, "must be a transport name, got null")
-        known = _TRANSPORT_NAMES.get(value.strip().lower())
-        if known is not None:
-            return known
         from mcp_litellm._transports import transport_names
 
         custom: str = value.strip().lower()
+        custom = TRANSPORT_ALIASES.get(custom, custom)
         if custom in transport_names():
             return custom
         raise reader.error(key, f"unknown transport {value!r}; valid: stdio, streamable-http, http, sse, memory "
@@ -430,45 +337,9 @@ def _transport(reader: _Entry, entry: Mapping[str, Any]) -> str:
     raise reader.error(None, "needs 'command' (a local stdio server) or 'url' (a remote server)")
 
 
-def _check_transport_config(reader: _Entry, transport: str, config: dict[str, Any]) -> None:
-    if transport == "stdio":
-        if config.get("command") in (None, ""):
-            raise reader.error("command", "is required for a stdio server")
-        reader.typed("command", config["command"], lambda v: isinstance(v, str), "a string")
-        args = config.get("args")
-        if args is not None and (isinstance(args, str) or not isinstance(args, list | tuple)
-                                 or not all(isinstance(a, str | int | float) and not isinstance(a, bool)
-                                            for a in args)):
-            raise reader.error("args", f"must be a list of strings, got {_shown(args)}")
-        if args is not None:
-            config["args"] = [str(a) for a in args]
-        _string_map(reader, "env", config)
-        reader.typed("cwd", config.get("cwd"), lambda v: isinstance(v, str | os.PathLike), "a path string")
-    elif transport in ("streamable", "sse"):
-        url = config.get("url")
-        if url in (None, ""):
-            raise reader.error("url", f"is required for a {transport} server")
-        reader.typed("url", url, lambda v: isinstance(v, str), "a string")
-        if not url.startswith(("http://", "https://")):
-            raise reader.error("url", "must start with http:// or https://")
-        _string_map(reader, "headers", config)
-        for key in ("timeout", "sse_read_timeout"):
-            if reader.typed(key, config.get(key), is_number, "a number of seconds") is not None and config[key] <= 0:
-                raise reader.error(key, f"must be a positive number of seconds, got {config[key]!r}")
-        _check_oauth(reader, config)
-    elif transport == "memory" and config.get("server") is None:
-        raise reader.error("server", "is required for a memory server (an MCPServer object)")
-
-
-def _check_oauth(reader: _Entry, config: dict[str, Any]) -> None:
-    """``"auth": "oauth"`` and ``"oauth": {...}``: checked now, so a typo fails here and not at the first call.
-    Relative ``storage`` and ``private_key`` paths in a file are relative to the file's directory."""
-    from mcp_litellm._transports.oauth import OAuthProblem, oauth_settings
-
-    auth = config.get("auth")
-    if auth is not None and not isinstance(auth, str) and "oauth" not in config and not callable(
-            getattr(auth, "async_auth_flow", None)):
-        raise reader.error("auth", f"must be \"oauth\", got {_shown(auth)}")
+def _relative_oauth_paths(reader: _Entry, config: dict[str, object]) -> None:
+    """Relative ``storage`` and ``private_key`` paths of ``"oauth": {...}`` in a file are relative to the file's
+    directory (the settings themselves are checked by the transport's spec)."""
     oauth = config.get("oauth")
     if isinstance(oauth, Mapping) and reader.source != "config":
         base = Path(reader.source).parent
@@ -479,80 +350,66 @@ def _check_oauth(reader: _Entry, config: dict[str, Any]) -> None:
                     and not Path(value).expanduser().is_absolute()):
                 oauth[key] = str(base / value)
         config["oauth"] = oauth
-    try:
-        oauth_settings(config)
-    except OAuthProblem as exc:
-        raise reader.error(exc.key, exc.problem) from None
 
 
-def _string_map(reader: _Entry, key: str, config: dict[str, Any]) -> None:
-    value = config.get(key)
-    if value is None:
-        return
-    if not isinstance(value, Mapping):
-        raise reader.error(key, f"must be a mapping of names to strings, got {type(value).__name__}")
-    for inner, item in value.items():
-        if not isinstance(item, str | int | float) or isinstance(item, bool):
-            raise reader.error(f"{key}.{inner}", f"must be a string, got {type(item).__name__}")
-    config[key] = {str(k): str(v) for k, v in value.items()}
-
-
-def _build(reader: _Entry, transport: str, config: dict[str, Any], options: dict[str, tuple[str, Any]],
-           file_defaults: Mapping[str, Any]) -> ServerConfig:
-    def get(option: str, check: Callable[[Any], bool], what: str) -> Any:
+def _build(reader: _Entry, spec: TransportSpec, options: dict[str, tuple[str, object]],
+           file_defaults: Mapping[str, object]) -> ServerConfig:
+    def get(option: str, check: Callable[[object], bool], what: str) -> Any:
         if option not in options:
             return None
         key, value = options[option]
         return reader.typed(key, value, check, what)
 
-    with_prefix = get("with_prefix", lambda v: isinstance(v, bool), "true or false")
+    def error(option: str | None, problem: str) -> ConfigError:
+        return reader.error(options[option][0] if option in options else option, problem)
+
     disabled = get("disabled", lambda v: isinstance(v, bool), "true or false")
     per_user = get("per_user", lambda v: isinstance(v, bool), "true or false")
-    timeout = get("request_timeout", is_number, "a number of seconds")
-    if timeout is not None and timeout <= 0:
-        raise reader.error(options["request_timeout"][0], f"must be a positive number of seconds, got {timeout!r}")
-    extra: dict[str, Any] = {}
-    reset = get("reset_timeout_on_progress", lambda v: isinstance(v, bool), "true or false")
-    if reset is not None:
-        extra["reset_timeout_on_progress"] = reset
-    total = get("max_total_timeout", is_number, "a number of seconds")
-    if total is not None:
-        if total <= 0:
-            raise reader.error(options["max_total_timeout"][0], f"must be a positive number of seconds, got {total!r}")
-        extra["max_total_timeout"] = float(total)
+    given = {option: value for option, (_key, value) in options.items()
+             if option in _CLIENT_OPTIONS and value is not None}
+    checked = ClientOptions.checked(given, Door(error, file=True))
+    extra: dict[str, object] = {option: getattr(checked, option) for option in given
+                             if option not in ("request_timeout", "with_prefix")}
     roots = get("roots", _is_str_list, "a list of paths")
     include = get("include_tools", _is_str_list, "a list of tool names or globs")
     exclude = get("exclude_tools", _is_str_list, "a list of tool names or globs")
-    protocol = get("protocol", lambda v: isinstance(v, str), "a string")
-    if protocol is not None:
-        if protocol not in ("auto", "legacy") and not protocol[:4].isdigit():
-            raise reader.error(options["protocol"][0], "must be 'auto', 'legacy' or a protocol version "
-                                                       "such as '2025-11-25'")
-        extra["protocol"] = protocol
-    max_chars = get("max_result_chars", is_positive_int, "a positive integer")
-    if max_chars is not None:
-        extra["max_result_chars"] = max_chars
     pins = get("tool_pins", lambda v: isinstance(v, str) and bool(v.strip()), "a file path")
     if pins is not None:
         extra["tool_pins"] = _pins_path(reader.source, pins)
-    retry = get("retry_idempotent", lambda v: isinstance(v, bool), "true or false")
-    if retry is not None:
-        extra["retry_idempotent"] = retry
-    message_size = get("max_message_size", is_message_size, _MESSAGE_SIZE_WHAT)
-    if message_size is not None:
-        extra["max_message_size"] = message_size
     for option, value in file_defaults.items():  # the file's top-level defaults, for what the server leaves out
         extra.setdefault(option, value)
     return ServerConfig(
         name=reader.name,
-        transport_type=transport,
-        config=config,
-        with_prefix=with_prefix,
-        request_timeout=float(timeout) if timeout is not None else None,
+        transport_type=spec.name,
+        config=spec.config(),
+        with_prefix=checked.with_prefix if "with_prefix" in given else None,
+        request_timeout=checked.request_timeout if "request_timeout" in given else None,
         roots=tuple(roots) if roots is not None else None,
         disabled=bool(disabled),
         include_tools=tuple(include) if include is not None else None,
         exclude_tools=tuple(exclude or ()),
         options=extra,
         per_user=per_user,
+        spec=spec,
     )
+
+
+def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
+                   only: Iterable[str] | None) -> dict[str, ServerConfig]:
+    """The servers of a config file path, a config mapping or ``load_config``'s result; only those named in
+    ``only`` (in that order) when given. Disabled servers are included unless ``only`` names them (an error)."""
+    if isinstance(source, str | os.PathLike) or not all(isinstance(v, ServerConfig) for v in source.values()):
+        configs = load_config(source)
+    else:
+        configs = dict(source)
+    if only is not None:
+        wanted_list = list(dict.fromkeys(only))
+        unknown = [name for name in wanted_list if name not in configs]
+        if unknown:
+            raise NotFoundError("server", unknown[0], configs)
+        off = [name for name in wanted_list if configs[name].disabled]
+        if off:
+            raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
+                              "remove that setting to use it")
+        configs = {name: configs[name] for name in wanted_list}
+    return configs

@@ -12,37 +12,37 @@ Tool names never collide: when two servers offer the same name, both tools get t
 from __future__ import annotations
 
 import asyncio
-import builtins
 import logging
 import os
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-import anyio
-
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.options import GroupClientOptions, check_option_names
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
     NotFoundError,
-    RequestTimeoutError,
     TransportError,
     UnsupportedFeature,
 )
-from mcp_litellm._core.naming import distinct_prefixes, safe_tool_name
+from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._core.redact import redact_chain, shown_value
-from mcp_litellm._servers.config_file import ServerConfig, load_config
+from mcp_litellm._servers.config_file import ServerConfig, select_configs
+from mcp_litellm._servers.group_tools import GroupTools
 from mcp_litellm._servers.merged_tools import merge_tools
-from mcp_litellm._servers.resource_owner import offers, resource_owner
+from mcp_litellm._servers.resource_owner import find_one, offers, resource_owner
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from mcp_litellm._client.progress import ProgressHandler
     from mcp_litellm._client.prompt import Prompt
     from mcp_litellm._client.resource import Resource, ResourceTemplate
+    from mcp_litellm._client.task import Task
     from mcp_litellm._client.tool import Tool, ToolResult
     from mcp_litellm._core.usage import Usage
 
@@ -84,8 +84,9 @@ class ClientGroup:
         strict: bool = True,
         with_prefix: bool | None = None,
         servers: Iterable[str] | None = None,
-        **client_options: Any,
+        **client_options: Unpack[GroupClientOptions],
     ) -> None:
+        check_option_names(client_options, "ClientGroup")
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {shown_value(with_prefix)}")
         self.strict = strict
@@ -104,15 +105,16 @@ class ClientGroup:
             self._clients[client.name] = client
             if server_config is not None:
                 self.configs[client.name] = server_config
-            elif client_options.get("tool_pins") is not None and client._tool_pins is None:
-                client._use_tool_pins(client_options["tool_pins"])
+            elif (pins := client_options.get("tool_pins")) is not None and client._tool_pins is None:
+                client._use_tool_pins(pins)
         self._prefixes = distinct_prefixes(list(self._clients))
+        self._tool_set = GroupTools(self)
 
     # -- construction --------------------------------------------------------------------------------
 
     @staticmethod
     def _resolve(source: GroupSource, only: Iterable[str] | None,
-                 client_options: Mapping[str, Any]) -> tuple[list[tuple[Client, ServerConfig | None]], list[str]]:
+                 client_options: GroupClientOptions) -> tuple[list[tuple[Client, ServerConfig | None]], list[str]]:
         """The clients to run (with their configs) and the names of the disabled servers."""
         if isinstance(source, Client):
             source = [source]
@@ -343,120 +345,65 @@ class ClientGroup:
         """Async twin of :meth:`tools`."""
         return await run_async(self._tools(include, exclude, refresh))
 
-    async def _tool(self, name: str, refresh: bool) -> Tool:
-        tools = await self._tools(None, None, refresh)
-        for tool in tools:
-            if tool.name == name:
-                return tool
-        by_server_name = [t for t in tools if t.mcp_name == name]
-        if len(by_server_name) == 1:
-            return by_server_name[0]
-        prefixed = [t for t in tools if name in (safe_tool_name(t.mcp_name, self._prefixes[t.client.name]),
-                                                 safe_tool_name(t.mcp_name, t.client.name))]
-        if len(prefixed) == 1:  # "{server}__{tool}", as named where several servers offer it
-            return prefixed[0]
-        if not refresh:
-            return await self._tool(name, True)
-        for client in self._clients.values():  # a tool its pins withhold: say so, not "not found"
-            client._raise_if_withheld(name, self._prefixes[client.name], client.name)
-        several = None
-        if by_server_name:  # several servers offer it: say which, and the names that tell them apart
-            servers = ", ".join(repr(t.client.name) for t in by_server_name)
-            names = " or ".join(repr(t.name) for t in by_server_name)
-            several = f"tool {name!r} is offered by several servers ({servers}); use its name in the group: {names}"
-        raise NotFoundError("tool", name, [t.name for t in tools], message=several)
-
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it, or
         ``"{server}__{tool}"``, its name when several servers offer it, whether or not it is prefixed here)."""
-        return run_sync(self._tool(name, refresh))
+        return run_sync(self._tool_set.find(name, refresh))
 
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
-        return await run_async(self._tool(name, refresh))
+        return await run_async(self._tool_set.find(name, refresh))
 
-    async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                       on_progress: ProgressHandler | None, reset_timeout_on_progress: bool | None = None,
-                       max_total_timeout: float | None = None) -> ToolResult:
-        from mcp_litellm._client.tool import Tool
+    async def list_tools(self) -> list[Tool]:
+        """The group's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        return await run_async(self._tool_set.list_tools())
 
-        started = time.monotonic()
-        limited = _is_seconds(timeout)  # anything else: the client's check says what is wrong with it
-        if isinstance(name, Tool):
-            if name.client not in self._clients.values():
-                raise ConfigError(f"tool {name.name!r} belongs to server {name.client.name!r}, which is not in "
-                                  "this group; call it through its own client")
-            tool = name
-        elif isinstance(name, str):
-            tool = await self._lookup_within(name, timeout if limited else None)
-        else:
-            raise ConfigError(f"a tool name (str) or Tool is needed, got {type(name).__name__}")
-        spent = time.monotonic() - started  # the lookup was part of the call: the client gets what is left
-        if limited and timeout is not None:
-            timeout = max(timeout - spent, 1e-3)
-        if _is_seconds(max_total_timeout) and max_total_timeout is not None:
-            max_total_timeout = max(max_total_timeout - spent, 1e-3)
-        return await tool.client.aexecute_tool(tool, parameters, timeout=timeout, on_progress=on_progress,
-                                               reset_timeout_on_progress=reset_timeout_on_progress,
-                                               max_total_timeout=max_total_timeout)
+    async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
+        """Call the group's tool ``name`` with ``arguments`` as ``ctx`` says (the ``Toolset`` interface), on
+        the tool's own client; ``ctx.timeout`` covers the lookup of the tool too."""
+        return await run_async(self._tool_set.call_tool(name, arguments, ctx))
 
-    async def _lookup_within(self, name: str, timeout: float | None) -> Tool:
-        """The tool called ``name``, found within the call's ``timeout`` (``None``: each server's own)."""
-        if timeout is None:
-            return await self._tool(name, False)
-        try:
-            with anyio.fail_after(timeout):
-                return await self._tool(name, False)
-        except builtins.TimeoutError:
-            raise RequestTimeoutError(f"tools/call of {name!r} timed out after {float(timeout)}s, while waiting "
-                                      "for the group's tool listing; it was cancelled") from None
-
-    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                     reset_timeout_on_progress: bool | None = None,
+                     task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                      max_total_timeout: float | None = None) -> ToolResult:
         """Call tool ``name`` (its name in the group, or its server's name for it when only one server has
         it, or a :class:`Tool` of one of the group's servers) with ``parameters``; see
-        :meth:`Client.execute_tool`. ``timeout`` covers the lookup of the tool too."""
-        return run_sync(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
-                                      max_total_timeout))
+        :meth:`Client.execute_tool` (``task=True`` runs a tool that supports it as a task). ``timeout`` covers
+        the lookup of the tool too."""
+        ctx = CallContext(timeout=timeout, on_progress=on_progress, task=task,
+                          reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
+        return run_sync(self._tool_set.execute(name, parameters, ctx))
 
-    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                            reset_timeout_on_progress: bool | None = None,
+                            task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
-                                             max_total_timeout))
+        ctx = CallContext(timeout=timeout, on_progress=on_progress, task=task,
+                          reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
+        return await run_async(self._tool_set.execute(name, parameters, ctx))
 
-    async def _pin_tools(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
-        pinned = [c for c in self._clients.values() if c._tool_pins is not None and c.is_alive()]
-        if not pinned:
-            raise ConfigError("no server of this group has tool_pins: create it with tool_pins=PATH to pin tools")
-        if names is None:
-            return {c.name: await c.apin_tools() for c in pinned}
-        wanted = [names] if isinstance(names, str) else list(names)
-        for client in pinned:
-            await client._list_tools(True)
-        accepted: dict[str, list[str]] = {}
-        for name in wanted:
-            owners = [(c, tool) for c in pinned for tool in c._tool_pins.current  # type: ignore[union-attr]
-                      if name in (tool, safe_tool_name(tool, c.name), safe_tool_name(tool, self._prefixes[c.name]))]
-            if not owners:
-                raise NotFoundError("tool", name, [t for c in pinned for t in c._tool_pins.current])  # type: ignore[union-attr]
-            for client, tool in owners:
-                accepted.setdefault(client.name, []).extend(await client.apin_tools([tool]))
-        return accepted
+    def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
+                   ttl: float | None = None, timeout: float | None = None) -> Task:
+        """Start the group's tool ``name`` as a task on its server and return its :class:`~mcp_litellm.Task`
+        (see :meth:`Client.start_task`); ``timeout`` covers the lookup of the tool too."""
+        return run_sync(self._tool_set.start_task(name, parameters, ttl, timeout))
+
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
+                          ttl: float | None = None, timeout: float | None = None) -> Task:
+        """Async twin of :meth:`start_task`."""
+        return await run_async(self._tool_set.start_task(name, parameters, ttl, timeout))
 
     def pin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Accept the current tool definitions of every server with ``tool_pins`` (see
         :meth:`Client.pin_tools`); ``names`` (a tool's name on its server, ``"{server}__{tool}"`` or its
         name in the group) limits it to those tools. Returns the tools pinned, by server."""
-        return run_sync(self._pin_tools(names))
+        return run_sync(self._tool_set.pin(names))
 
     async def apin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._pin_tools(names))
+        return await run_async(self._tool_set.pin(names))
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
@@ -502,6 +449,33 @@ class ClientGroup:
         return await run_async(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
                                             "resources"))
 
+    async def _one(self, find: Callable[[Client], Awaitable[_Item]], what: str, capability: str,
+                   name: str) -> _Item:
+        async def listed() -> list[object]:
+            return await self._merged(lambda c: getattr(c, f"a{capability}")(), capability, capability)
+
+        return await find_one(self._clients.values(), find, what, capability, name, strict=self.strict,
+                              listed=listed)
+
+    def resource(self, name: str, *, refresh: bool = False) -> Resource:
+        """The resource called ``name`` (or with that uri or title) on the one server that has it (see
+        :meth:`Client.resource`); ``NotFoundError`` when none does, ``ConfigError`` when several do."""
+        return run_sync(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources", name))
+
+    async def aresource(self, name: str, *, refresh: bool = False) -> Resource:
+        """Async twin of :meth:`resource`."""
+        return await run_async(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources",
+                                         name))
+
+    def prompt(self, name: str, *, refresh: bool = False) -> Prompt:
+        """The prompt called ``name`` on the one server that has it (see :meth:`Client.prompt`);
+        ``NotFoundError`` when none does, ``ConfigError`` when several do."""
+        return run_sync(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name))
+
+    async def aprompt(self, name: str, *, refresh: bool = False) -> Prompt:
+        """Async twin of :meth:`prompt`."""
+        return await run_async(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name))
+
     def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Every server's prompts."""
         return run_sync(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
@@ -509,32 +483,6 @@ class ClientGroup:
     async def aprompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Async twin of :meth:`prompts`."""
         return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
-
-def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
-                   only: Iterable[str] | None) -> dict[str, ServerConfig]:
-    """The servers of a config file path, a config mapping or ``load_config``'s result; only those named in
-    ``only`` (in that order) when given. Disabled servers are included unless ``only`` names them (an error)."""
-    if isinstance(source, str | os.PathLike) or not all(isinstance(v, ServerConfig) for v in source.values()):
-        configs = load_config(source)
-    else:
-        configs = dict(source)
-    if only is not None:
-        wanted_list = list(dict.fromkeys(only))
-        unknown = [name for name in wanted_list if name not in configs]
-        if unknown:
-            raise NotFoundError("server", unknown[0], configs)
-        off = [name for name in wanted_list if configs[name].disabled]
-        if off:
-            raise ConfigError(f"server {off[0]!r} is disabled in the config (\"disabled\": true); "
-                              "remove that setting to use it")
-        configs = {name: configs[name] for name in wanted_list}
-    return configs
-
-
-def _is_seconds(value: Any) -> bool:
-    """Whether ``value`` is a valid number of seconds (a positive number, not a bool)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-
 
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     if isinstance(error, MCPLiteLLMError):
@@ -546,38 +494,3 @@ def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     wrapped.__cause__ = error
     wrapped.server = name
     return wrapped
-
-
-def _group(source: GroupSource | ClientGroup, strict: bool, options: dict[str, Any]) -> ClientGroup:
-    if isinstance(source, ClientGroup):
-        if options or not strict:
-            raise ConfigError("pass options when creating the ClientGroup, not with an existing group")
-        return source
-    return ClientGroup(source, strict=strict, **options)
-
-
-@contextmanager
-def establish_connection(
-    source: GroupSource | ClientGroup, strict: bool = True, **options: Any
-) -> Iterator[ClientGroup]:
-    """Start a :class:`ClientGroup` for ``source`` and stop all its servers when the block ends.
-
-    ``source`` is a config file path, a config mapping, ``load_config``'s result, or clients.
-    ``options`` are those of :class:`ClientGroup` (``with_prefix``, ``servers``, client options)::
-
-        with ml.establish_connection("mcp.json") as clients:
-            chat = ml.Chat(model="gpt-4o-mini").with_tools(*clients.tools())
-    """
-    group = _group(source, strict, options)
-    with group:
-        yield group
-
-
-@asynccontextmanager
-async def aestablish_connection(
-    source: GroupSource | ClientGroup, strict: bool = True, **options: Any
-) -> AsyncIterator[ClientGroup]:
-    """Async twin of :func:`establish_connection`: ``async with ml.aestablish_connection(...) as clients:``."""
-    group = _group(source, strict, options)
-    async with group:
-        yield group

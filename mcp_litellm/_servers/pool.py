@@ -15,16 +15,19 @@ import asyncio
 import logging
 import os
 import time
+import warnings
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager, suppress
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.options import GroupClientOptions
 from mcp_litellm._core.errors import ConfigError, PoolFullError
-from mcp_litellm._servers.config_file import ServerConfig
-from mcp_litellm._servers.group import ClientGroup, select_configs
+from mcp_litellm._core.option_checks import positive_seconds
+from mcp_litellm._servers.config_file import ServerConfig, select_configs
+from mcp_litellm._servers.group import ClientGroup
 from mcp_litellm._servers.pool_grants import Handing
 from mcp_litellm._servers.pool_users import (
     REMOTE,
@@ -33,12 +36,15 @@ from mcp_litellm._servers.pool_users import (
     UserGroup,
     Waiter,
     checked_headers,
-    checked_seconds,
     is_per_user,
+    pool_source,
     retire,
     stopped_message,
     user_config,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -72,8 +78,9 @@ class ClientPool(Handing):
     come, first served) for at most ``wait_timeout`` seconds, then gets :class:`PoolFullError`.
 
     Args:
-        config: a config file path (JSON or YAML, see :func:`load_config`), a config mapping, or
-            ``load_config``'s result.
+        source: a config file path (JSON or YAML, see :func:`load_config`), a config mapping, or
+            ``load_config``'s result (named ``source`` as for :class:`ClientGroup`; the old keyword
+            ``config=`` still works, with a ``DeprecationWarning``).
         max_users: how many users may have a group at once; the least recently used idle user's group is
             stopped to make room (``None``: no limit).
         idle_timeout: seconds after which a user's group that was not used is stopped (``None``: never).
@@ -90,7 +97,7 @@ class ClientPool(Handing):
 
     def __init__(
         self,
-        config: str | os.PathLike[str] | Mapping[str, Any],
+        source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
         *,
         max_users: int | None = 1000,
         idle_timeout: float | None = 900.0,
@@ -99,19 +106,18 @@ class ClientPool(Handing):
         strict: bool = True,
         with_prefix: bool | None = None,
         servers: Iterable[str] | None = None,
-        **client_options: Any,
+        **client_options: Unpack[GroupClientOptions],
     ) -> None:
-        if not isinstance(config, str | os.PathLike | Mapping):
-            raise ConfigError(f"ClientPool takes a config file path or a config mapping, got {type(config).__name__}; "
-                              "per-user connections are made from server configs, not from clients")
+        options: dict[str, object] = dict(client_options)
+        source = pool_source(source, options)
         if max_users is not None and (not isinstance(max_users, int) or isinstance(max_users, bool) or max_users < 1):
             raise ConfigError(f"max_users must be a positive integer or None, got {max_users!r}")
-        checked_seconds("idle_timeout", idle_timeout, none="never stopping a group that is not used")
-        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE)
-        checked_seconds("drain_timeout", drain_timeout)
+        positive_seconds(idle_timeout, "idle_timeout", none="for never stopping a group that is not used")
+        positive_seconds(wait_timeout, "wait_timeout", zero=FAIL_AT_ONCE)
+        positive_seconds(drain_timeout, "drain_timeout")
         if with_prefix not in (None, True, False):
             raise ConfigError(f"with_prefix must be True, False or None, got {with_prefix!r}")
-        configs = select_configs(config, servers)
+        configs = select_configs(source, servers)
         self.max_users = max_users
         """The most users with a group at once (``None``: no limit)."""
         self.idle_timeout = idle_timeout
@@ -129,7 +135,7 @@ class ClientPool(Handing):
         """The servers each user gets a connection of their own to."""
         self.shared: list[str] = [name for name in self.configs if name not in self.per_user]
         """The servers one connection of which serves all users."""
-        self._client_options = client_options
+        self._client_options = cast("GroupClientOptions", options)  # its names checked above
         self._users: OrderedDict[str, PoolUser] = OrderedDict()
         self._waiters: deque[Waiter] = deque()
         self._shared_group: ClientGroup | None = None
@@ -215,8 +221,8 @@ class ClientPool(Handing):
         if not isinstance(user_id, str) or not user_id:
             raise ConfigError(f"for_user() needs a user id (a non-empty str), got {type(user_id).__name__}")
         wanted = checked_headers(headers)
-        checked_seconds("wait_timeout", wait_timeout, zero=FAIL_AT_ONCE,
-                        none=f"the pool's wait_timeout ({self.wait_timeout:g}s)")
+        positive_seconds(wait_timeout, "wait_timeout", zero=FAIL_AT_ONCE,
+                         none=f"for the pool's wait_timeout ({self.wait_timeout:g}s)")
         self._check_open()
         shared = await self._ensure_shared()
         self._check_open()
@@ -430,13 +436,26 @@ class ClientPool(Handing):
         self._check_open()
         await self._ensure_shared()
 
-    def close(self) -> None:
-        """Stop every user's group (after their requests in flight) and the shared connections."""
+    def stop(self) -> None:
+        """Stop every user's group (after their requests in flight) and the shared connections (``stop``, as
+        for ``Client`` and ``ClientGroup``)."""
         run_sync(self._close())
 
-    async def aclose(self) -> None:
-        """Async twin of :meth:`close`."""
+    async def astop(self) -> None:
+        """Async twin of :meth:`stop`."""
         await run_async(self._close())
+
+    def close(self) -> None:
+        """Deprecated name of :meth:`stop`."""
+        warnings.warn("ClientPool.close() is deprecated; use stop(), as for Client and ClientGroup",
+                      DeprecationWarning, stacklevel=2)
+        self.stop()
+
+    async def aclose(self) -> None:
+        """Deprecated name of :meth:`astop`."""
+        warnings.warn("ClientPool.aclose() is deprecated; use astop(), as for Client and ClientGroup",
+                      DeprecationWarning, stacklevel=2)
+        await self.astop()
 
     async def _close(self) -> None:
         self._closed = True
@@ -465,14 +484,14 @@ class ClientPool(Handing):
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.close()
+        self.stop()
 
     async def __aenter__(self) -> ClientPool:
         return await self.astart()
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
-        await self.aclose()
+        await self.astop()
 
     def __repr__(self) -> str:
         state = ", closed" if self._closed else ""

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
+import os
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from mcp_litellm._client.client import Client
+from mcp_litellm._client.options import GroupClientOptions, check_option_names
 from mcp_litellm._core.errors import AuthError, ConfigError, TransportError
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._servers.config_file import ServerConfig
@@ -113,7 +114,7 @@ class UserGroup(ClientGroup):
     """A user's group: their own connections plus the pool's shared ones, which it never starts or stops."""
 
     def __init__(self, own: Mapping[str, ServerConfig], order: list[str], shared: ClientGroup, strict: bool,
-                 with_prefix: bool | None, client_options: Mapping[str, Any]) -> None:
+                 with_prefix: bool | None, client_options: GroupClientOptions) -> None:
         super().__init__(dict(own), strict=strict, with_prefix=with_prefix, **client_options)
         self._order = order
         self._shared = shared
@@ -226,18 +227,18 @@ def checked_headers(headers: Mapping[str, str] | None) -> dict[str, str] | None:
     return dict(headers)
 
 
-def checked_seconds(name: str, value: object, *, none: str | None = None, zero: str | None = None) -> None:
-    """Raise :class:`ConfigError` unless ``value`` is a finite number of seconds above 0 (or 0, when ``zero``
-    says what 0 means), or ``None`` when ``none`` says what ``None`` means."""
-    if value is None and none is not None:
-        return
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and (
-            value > 0 or (zero is not None and value == 0)):
-        return
-    meanings = ([f"0 to {zero}"] if zero is not None else []) + ([f"None for {none}"] if none is not None else [])
-    what = "a number of seconds, 0 or more" if zero is not None else "a positive number of seconds"
-    also = f" ({'; '.join(meanings)})" if meanings else ""
-    refused = " (None is not accepted here)" if value is None else ""
-    if isinstance(value, float) and not math.isfinite(value):
-        refused = " (nan and infinity are not accepted" + ("; None means no limit)" if none is not None else ")")
-    raise ConfigError(f"{name} must be {what}{also}, got {value!r}{refused}")
+def pool_source(source: object, options: dict[str, object]) -> str | os.PathLike[str] | Mapping[str, object]:
+    """``ClientPool``'s servers: ``source``, or the deprecated ``config=`` (taken out of ``options``, with a
+    ``DeprecationWarning``); ``ConfigError`` for anything but a config path or mapping, or for an unknown
+    client option in ``options`` (naming the closest)."""
+    if "config" in options:  # the first parameter's old name
+        if source is not None:
+            raise ConfigError("give ClientPool its servers once: as source (config= is its old name)")
+        warnings.warn("ClientPool(config=...) is deprecated; the first parameter is named source, as for "
+                      "ClientGroup: ClientPool(source) or ClientPool(source=...)", DeprecationWarning, stacklevel=3)
+        source = options.pop("config")
+    if not isinstance(source, str | os.PathLike | Mapping):
+        raise ConfigError(f"ClientPool takes a config file path or a config mapping, got {type(source).__name__}; "
+                          "per-user connections are made from server configs, not from clients")
+    check_option_names(options, "ClientPool")
+    return source

@@ -58,12 +58,12 @@ _PROXY_PERFORMED_AUTH = frozenset({
 """Auth types the proxy carries out at request time (flows, signing, forwarding the caller's token)."""
 
 
-def is_proxy_config(data: Mapping[str, Any]) -> bool:
+def is_proxy_config(data: Mapping[str, object]) -> bool:
     """Whether ``data`` is a LiteLLM Proxy config (``mcp_servers:`` next to the proxy's own sections)."""
     return "mcp_servers" in data and any(key in data for key in PROXY_TOP_LEVEL_KEYS)
 
 
-def is_proxy_entry(entry: Any) -> bool:
+def is_proxy_entry(entry: object) -> bool:
     """Whether an ``mcp_servers`` entry uses keys only the LiteLLM Proxy's format has."""
     return isinstance(entry, Mapping) and any(key in entry for key in _PROXY_MARKERS)
 
@@ -101,7 +101,7 @@ def _auth_header(auth_type: str, token: str) -> tuple[str, str] | None:
     return None
 
 
-def _resolve_os_environ(value: Any, environ: Mapping[str, str], where: str) -> Any:
+def _resolve_os_environ(value: object, environ: Mapping[str, str], where: str) -> object:
     """Replace ``os.environ/NAME`` strings (the proxy's secret references) by the variable's value."""
     if isinstance(value, str) and value.startswith("os.environ/"):
         name = value[len("os.environ/"):]
@@ -116,11 +116,11 @@ def _resolve_os_environ(value: Any, environ: Mapping[str, str], where: str) -> A
     return value
 
 
-def _tool_names(names: Any, prefixes: tuple[str, ...]) -> Any:
+def _tool_names(names: object, prefixes: tuple[str, ...]) -> object:
     """The proxy matches tool lists with and without the ``<server>-`` prefix its gateway adds; so do we."""
     if not isinstance(names, list | tuple):
         return names  # load_config reports the wrong type
-    result: list[Any] = []
+    result: list[object] = []
     for name in names:
         result.append(name)
         if isinstance(name, str):

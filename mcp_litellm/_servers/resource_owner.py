@@ -10,8 +10,9 @@ just one (servers need not list everything); otherwise it is ``NotFoundError``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
 from mcp_litellm._core.uri_template import template_matches
@@ -19,7 +20,11 @@ from mcp_litellm._core.uri_template import template_matches
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
 
-__all__ = ["offers", "resource_owner"]
+logger = logging.getLogger("mcp_litellm")
+
+__all__ = ["find_one", "offers", "resource_owner"]
+
+_Item = TypeVar("_Item")
 
 
 def offers(client: Client, capability: str) -> bool:
@@ -54,3 +59,30 @@ def resource_owner(uri: str, resources: Sequence[Any], templates: Sequence[Any],
     if len(readable) == 1:
         return readable[0], False
     raise NotFoundError("resource", uri, [str(r.uri) for r in resources] + [str(t.uri_template) for t in templates])
+
+
+async def find_one(clients: Iterable[Client], find: Callable[[Client], Awaitable[_Item]], what: str, capability: str,
+                   name: str, *, strict: bool, listed: Callable[[], Awaitable[Sequence[object]]]) -> _Item:
+    """The one server's ``what`` (a resource, a prompt) that ``find`` finds by ``name``, for ``group.resource()``
+    and ``group.prompt()``: ``NotFoundError`` (naming what ``listed()`` lists) when no server has it,
+    ``ConfigError`` naming the servers when several do. A server that fails to answer raises (``strict``) or
+    is logged and passed over."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{what}() needs a name (a non-empty str), got {type(name).__name__}")
+    found: list[tuple[Client, _Item]] = []
+    for client in [c for c in clients if offers(c, capability)]:
+        try:
+            found.append((client, await find(client)))
+        except NotFoundError:
+            continue
+        except MCPLiteLLMError as exc:
+            if strict:
+                raise
+            logger.warning("looking up %s %r on server %r failed: %s", what, name, client.name, exc)
+    if len(found) == 1:
+        return found[0][1]
+    if found:
+        servers = ", ".join(repr(client.name) for client, _ in found)
+        raise ConfigError(f"{what} {name!r} is offered by several servers ({servers}); "
+                          f"ask one of them: group[server].{what}({name!r})")
+    raise NotFoundError(what, name, [str(getattr(item, "name", "")) for item in await listed()])

@@ -46,7 +46,8 @@ class _HttpConfig(_HttpKeys, total=False):
     timeout: float
     sse_read_timeout: float
     auth: Literal["oauth"] | httpx2.Auth
-    oauth: Mapping[str, Any]
+    oauth: Mapping[str, object]
+    allow_http: bool
 
 
 class StreamableConfig(_HttpConfig, total=False):
@@ -54,7 +55,8 @@ class StreamableConfig(_HttpConfig, total=False):
 
     ``url`` (required) is the MCP endpoint; ``headers`` are sent with every request (their values are
     masked); ``timeout`` and ``sse_read_timeout`` are seconds (default 30 and 300); ``auth`` is ``"oauth"``
-    or any ``httpx2.Auth``; ``oauth`` holds the OAuth settings (see the connect guide).
+    or any ``httpx2.Auth``; ``oauth`` holds the OAuth settings (see the connect guide); ``allow_http`` lets
+    credentials go to a plain ``http://`` URL off this machine.
     """
 
     transport: Literal["streamable", "streamable_http", "streamable-http", "http"]

@@ -20,14 +20,22 @@ from mcp_litellm._transports.log_filters import install_log_filters
 TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
 """A callable taking the client's config mapping and returning a :data:`TransportTarget`."""
 
-_ALIASES = {
+BUILTIN_TRANSPORTS = ("stdio", "streamable", "sse", "memory")
+"""The canonical names of the built-in transports."""
+
+TRANSPORT_ALIASES: Mapping[str, str] = {
     "streamable_http": "streamable",
     "streamable-http": "streamable",
     "streamablehttp": "streamable",
     "http": "streamable",
     "in_memory": "memory",
     "inmemory": "memory",
+    "in-memory": "memory",
 }
+"""Other spellings of the built-in transports' names (lower case), for ``transport_type=`` and a config file's
+``type``/``transport`` alike."""
+
+_ALIASES = TRANSPORT_ALIASES
 
 _Builder: TypeAlias = Callable[[Mapping[str, Any], TransportOptions], Transport]
 """Makes a client's transport object from its config and options: a ``Transport`` class, or a wrapped factory."""
@@ -46,7 +54,7 @@ def _builtin_transports() -> dict[str, _Builder]:
 
 def _table() -> dict[str, _Builder]:
     with _lock:
-        if not any(name in _factories for name in ("stdio", "streamable", "sse", "memory")):
+        if not any(name in _factories for name in BUILTIN_TRANSPORTS):
             for name, builder in _builtin_transports().items():
                 _factories.setdefault(name, builder)
         return _factories
@@ -63,6 +71,12 @@ def infer_transport(config: Mapping[str, Any]) -> str | None:
     if "server" in config:
         return "memory"
     return None
+
+
+def is_builtin(name: str) -> bool:
+    """``name`` (canonical) is served by its built-in transport class, not replaced by ``register_transport``."""
+    builtin = _builtin_transports().get(name)
+    return builtin is not None and _table().get(name) is builtin
 
 
 def transport_names() -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from mcp_litellm._client.handler_types import Decision
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.user_code import call_user_code
 
 logger = logging.getLogger("mcp_litellm")
@@ -70,8 +71,7 @@ def defer(timeout: float | None = None) -> Decision:
     """Decide later, from anywhere, through the registry (``ElicitationRegistry`` /
     ``HumanInTheLoopRegistry``); after ``timeout`` seconds an elicitation is cancelled and an
     approval denied."""
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
-        raise ConfigError(f"defer timeout must be a positive number of seconds, got {timeout!r}")
+    positive_seconds(timeout, "defer timeout", none="for the handler's default", allow_inf=True)
     return Decision("defer", timeout=timeout)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
 from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, given
 from mcp_litellm.handlers._base import Handler
 
@@ -134,7 +135,7 @@ def merge_elicitation(base: ElicitationSettings, value: Any) -> ElicitationSetti
     changes = _merge_head(base, value, "elicitation", _ELICITATION_KEYS)
     if not isinstance(changes, dict):
         return changes  # type: ignore[no-any-return]
-    _positive(changes.get("timeout"), "elicitation timeout")
+    positive_seconds(changes.get("timeout"), "elicitation timeout", none="for the default", allow_inf=True)
     return dataclasses.replace(base, **changes)
 
 

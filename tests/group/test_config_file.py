@@ -192,7 +192,7 @@ def test_yaml_needs_pyyaml(tmp_path, monkeypatch):
     ({"command": "x", "env": {"A": ["1"]}}, "env.A", "must be a string, got list"),
     ({"command": "x", "with_prefix": "yes"}, "with_prefix", "must be true or false, got str"),
     ({"command": "x", "disabled": 1}, "disabled", "must be true or false, got 1"),
-    ({"command": "x", "request_timeout": "10"}, "request_timeout", "must be a number of seconds, got str"),
+    ({"command": "x", "request_timeout": "10"}, "request_timeout", "must be a positive number of seconds, got str"),
     ({"command": "x", "request_timeout": -1}, "request_timeout", "positive number of seconds, got -1"),
     ({"command": "x", "max_result_chars": 0}, "max_result_chars", "must be a positive integer, got 0"),
     ({"command": "x", "max_message_size": 512}, "max_message_size", ">= 1024 (e.g. 67108864 for 64 MiB), got 512"),

@@ -156,7 +156,7 @@ def test_bad_progress_timeout_options_are_refused(options, problem):
 @pytest.mark.parametrize(("entry", "problem"), [
     ({"resetTimeoutOnProgress": "true"}, "key 'resetTimeoutOnProgress': must be true or false, got str"),
     ({"max_total_timeout": -1}, "key 'max_total_timeout': must be a positive number of seconds"),
-    ({"maxTotalTimeout": "60"}, "key 'maxTotalTimeout': must be a number of seconds, got str"),
+    ({"maxTotalTimeout": "60"}, "key 'maxTotalTimeout': must be a positive number of seconds"),
 ])
 def test_bad_progress_timeout_keys_in_a_config_file_are_refused(entry, problem):
     with pytest.raises(ml.ConfigError, match=problem):
