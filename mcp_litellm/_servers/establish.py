@@ -1,9 +1,10 @@
-"""The deprecated doors to a group: ``establish_connection`` / ``aestablish_connection`` are
-``with ClientGroup(...) as group:`` under a second name; they keep working, with a ``DeprecationWarning``."""
+"""``establish_connection`` / ``aestablish_connection``: the reference design's entry point
+(RubyLLM::MCP.establish_connection), a block around ``ClientGroup(...)``: ``with establish_connection(src)`` is
+``with ClientGroup(src)``. Kept, not deprecated: it is the name users of the reference design look for, and the
+README's first example."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -30,8 +31,7 @@ def establish_connection(
 ) -> Iterator[ClientGroup]:
     """Start a :class:`ClientGroup` for ``source`` and stop all its servers when the block ends.
 
-    Deprecated: it is ``with ClientGroup(source, ...) as group:`` under a second name (a
-    ``DeprecationWarning`` says so); ``strict`` is keyword-only, as for ``ClientGroup``.
+    The same as ``with ClientGroup(source, ...) as group:``; ``strict`` is keyword-only, as for ``ClientGroup``.
 
     ``source`` is a config file path, a config mapping, ``load_config``'s result, or clients.
     ``options`` are those of :class:`ClientGroup` (``with_prefix``, ``servers``, client options)::
@@ -39,7 +39,6 @@ def establish_connection(
         with ml.establish_connection("mcp.json") as clients:
             chat = ml.Chat(model="gpt-4o-mini").with_tools(*clients.tools())
     """
-    _deprecated("establish_connection", "with")
     group = _group(source, strict, options)
     with group:
         yield group
@@ -50,13 +49,8 @@ def establish_connection(
 async def aestablish_connection(
     source: GroupSource | ClientGroup, *, strict: bool = True, **options: Any
 ) -> AsyncIterator[ClientGroup]:
-    """Async twin of :func:`establish_connection` (deprecated: ``async with ClientGroup(...) as group:``)."""
-    _deprecated("aestablish_connection", "async with")
+    """Async twin of :func:`establish_connection` (``async with ClientGroup(...) as group:``)."""
     group = _group(source, strict, options)
     async with group:
         yield group
 
-
-def _deprecated(name: str, block: str) -> None:
-    warnings.warn(f"{name}(source, ...) is deprecated; write {block} ClientGroup(source, ...) as group: "
-                  "(the same group, started and stopped by the block)", DeprecationWarning, stacklevel=4)

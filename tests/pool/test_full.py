@@ -91,7 +91,7 @@ async def test_two_users_at_max_users_1_the_second_waits_then_gets_its_own_group
         deadline = time.monotonic() + 30
         while not pool._waiters and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
-        closing = asyncio.ensure_future(pool.aclose())
+        closing = asyncio.ensure_future(pool.astop())
         with pytest.raises(ml.ConfigError, match="closed while user 'grace' waited for a slot"):
             await waiting
         leave.set()  # the borrowed group stops once its block ends

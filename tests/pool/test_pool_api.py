@@ -1,6 +1,6 @@
 """``ClientPool`` speaks like ``Client`` and ``ClientGroup`` (§3, §5.10): ``stop``/``astop`` (``close``/``aclose``
 deprecated), its first parameter named ``source`` (``config=`` deprecated), its client options typed and
-checked by name; ``establish_connection`` is ``with ClientGroup(...)`` under a deprecated second name."""
+checked by name; ``establish_connection`` is ``with ClientGroup(...)`` (kept: the reference design's entry point)."""
 
 from __future__ import annotations
 
@@ -57,16 +57,18 @@ def test_a_misspelt_client_option_names_the_closest_one(make):
         make(_config(), request_timout=5)
 
 
-def test_establish_connection_is_a_deprecated_with_client_group_and_strict_is_keyword_only():
-    with pytest.warns(DeprecationWarning, match=r"write with ClientGroup\(source, ...\) as group"), \
-            ml.establish_connection(_config()) as group:
-        assert isinstance(group, ml.ClientGroup) and group.tools()
+def test_establish_connection_is_a_with_client_group_and_strict_is_keyword_only():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ml.establish_connection(_config()) as group:
+            assert isinstance(group, ml.ClientGroup) and group.tools()
     with pytest.warns(DeprecationWarning, match="pass it by name"), \
             ml.establish_connection(_config(), False) as group:  # type: ignore[misc]
         assert group.strict is False
 
 
-async def test_aestablish_connection_is_deprecated_too():
-    with pytest.warns(DeprecationWarning, match=r"write async with ClientGroup"):
+async def test_aestablish_connection_is_an_async_with_client_group():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         async with ml.aestablish_connection(_config(), strict=False) as group:
-            assert await group.atools()
+            assert isinstance(group, ml.ClientGroup) and await group.atools()
