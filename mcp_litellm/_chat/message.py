@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, TypeAlias
 
+from mcp_litellm._client.tool_result import ToolResult
 from mcp_litellm._core.usage import Usage
-
-if TYPE_CHECKING:
-    from mcp_litellm._chat.hosted.items import ProviderItems
-    from mcp_litellm._client.tool import ToolResult
 
 __all__ = ["Chunk", "ChunkEvent", "Message", "ToolCall", "Usage", "parse_arguments"]
 
@@ -61,6 +58,33 @@ class ToolCall:
     def to_dict(self) -> dict[str, Any]:
         """The OpenAI/LiteLLM form used in an assistant message's ``tool_calls``."""
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+Item: TypeAlias = "dict[str, object]"
+"""One Responses API input or output item, as plain JSON."""
+
+@dataclass
+class ProviderCall:
+    """A call the provider made to a hosted server (or asked to make and was denied), and its result."""
+
+    call: ToolCall
+    result: ToolResult
+    label: str | None
+
+
+@dataclass
+class ProviderItems:
+    """The provider-side part of one answer: everything up to its last MCP item, replayed as it came."""
+
+    head: list[Item]
+    calls: list[ProviderCall]
+    """The ``mcp_call`` items: calls the provider made, with what they returned."""
+    approvals: list[Item]
+    """The ``mcp_approval_request`` items: calls the provider asks the user's approval for."""
+    text: str = ""
+    """The text the model wrote among them."""
+    reported: set[str] = field(default_factory=set)
+    """Ids of the calls whose hooks and events already ran (while the answer streamed)."""
 
 
 @dataclass

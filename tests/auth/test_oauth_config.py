@@ -105,7 +105,7 @@ def test_oauth_is_only_for_http_servers(tmp_path):
 
 @pytest.mark.parametrize("transport", ["streamable", "sse"])
 def test_transport_checks_the_same_settings(transport):
-    with pytest.raises(ml.ConfigError, match=r"config key 'oauth.grant' of the '\w+' transport: must be one of"):
+    with pytest.raises(ml.ConfigError, match=r"client 'x', config key 'oauth.grant': must be one of"):
         ml.Client("x", transport, {"url": URL, "oauth": {"grant": "implicit"}})
     with pytest.raises(ml.ConfigError, match="give either 'oauth' settings or an 'auth' object"):
         import httpx2
@@ -115,6 +115,7 @@ def test_transport_checks_the_same_settings(transport):
 
 def test_client_repr_masks_oauth_secrets():
     client = ml.Client("x", "streamable", {"url": URL, "oauth": {"client_id": "abc", "client_secret": "hunter2-hunter2",
+                                                                  "issuer": "https://auth.example.com",
                                                                   "authorize": lambda url: url}}, start=False)
     shown = repr(client)
     assert "hunter2" not in shown

@@ -7,6 +7,7 @@ import pytest
 import mcp_litellm as ml
 from tests.helpers.features import LLM, refusal, result_json, sampling
 from tests.scripted_llm.respx_mock import MODEL
+from tests.servers.fixture_server import build_server
 
 
 def test_configure_returns_the_global_config():
@@ -83,7 +84,7 @@ def test_handler_options_need_a_class(make_client):
     with pytest.raises(ml.ConfigError, match="handler class"):
         client.on_sampling(lambda s: "x", model="m")
     with pytest.raises(ml.ConfigError, match="not a SamplingHandler"):
-        ml.client("x", "memory", {"server": None}, start=False, sampling=ml.handlers.ElicitationHandler)
+        ml.client("x", "memory", {"server": build_server()}, start=False, sampling=ml.handlers.ElicitationHandler)
 
 
 def test_api_keys_stay_out_of_reprs():

@@ -17,44 +17,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TypeAlias
 
 from mcp_types import TextContent
 
 from mcp_litellm import _llm
-from mcp_litellm._chat.message import Chunk, Message, ToolCall
+from mcp_litellm._chat.message import Chunk, Item, Message, ProviderCall, ProviderItems, ToolCall
 from mcp_litellm._client.tool import ToolResult
-
-Item: TypeAlias = "dict[str, object]"
-"""One Responses API input or output item, as plain JSON."""
 
 MCP_ITEMS = "mcp_items"
 """The key of an assistant message holding the provider's raw MCP items (replayed as they came)."""
-
-
-@dataclass
-class ProviderCall:
-    """A call the provider made to a hosted server (or asked to make and was denied), and its result."""
-
-    call: ToolCall
-    result: ToolResult
-    label: str | None
-
-
-@dataclass
-class ProviderItems:
-    """The provider-side part of one answer: everything up to its last MCP item, replayed as it came."""
-
-    head: list[Item]
-    calls: list[ProviderCall]
-    """The ``mcp_call`` items: calls the provider made, with what they returned."""
-    approvals: list[Item]
-    """The ``mcp_approval_request`` items: calls the provider asks the user's approval for."""
-    text: str = ""
-    """The text the model wrote among them."""
-    reported: set[str] = field(default_factory=set)
-    """Ids of the calls whose hooks and events already ran (while the answer streamed)."""
 
 
 def plain(item: object) -> Item:
