@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.chat_options import check_keywords
-from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
+from mcp_litellm._chat.chat_tools import ChatTools
+from mcp_litellm._chat.code_mode import CodeMode, code_mode_settings
 from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
 from mcp_litellm._chat.hosted_mcp import hosted_model
 from mcp_litellm._chat.hosted_server import HostedServer, RequireApproval, hosted_server
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
-from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
 from mcp_litellm._chat.responses_api import ChatAPI, check_api, plain_model, request_model
 from mcp_litellm._chat.tool_loop import ToolLoop
-from mcp_litellm._chat.toolbox import LocalTool, ToolBox
+from mcp_litellm._chat.tool_search import ToolSearchMode
+from mcp_litellm._chat.toolbox import LocalTool
 from mcp_litellm._chat.turn_lock import TurnLock
 from mcp_litellm._client.loop import iterate_sync, run_sync
 from mcp_litellm._client.prompt import Prompt
@@ -139,14 +140,17 @@ class Chat:
             request_model(model, self.api, routed=True)  # says what to do instead
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
-        self._tools = ToolBox()
+        self._chat_tools = ChatTools(tool_search, tool_budget, result_budget, tool_search_embedding,
+                                     model=self._provider_model, messages=lambda: self.messages)
+        self._tools = self._chat_tools.box
         self._hosted: list[HostedServer] = []
-        self._offer = Offer(self._tools, tool_search, tool_budget, result_budget, tool_search_embedding)
-        self.with_code_mode(code_mode)
         self.usage = Usage()
         """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
         self._hooks = Hooks()
-        self._loop = ToolLoop(self)
+        self._loop = ToolLoop(self, tools=self._chat_tools, hooks=self._hooks, provider_model=self._provider_model,
+                              check_params=self._check_params, host=self)
+        self._chat_tools.run_inner = self._loop.run_one_call  # a code-mode program's calls: the same path
+        self.with_code_mode(code_mode)
         self._turns = TurnLock()  # one turn at a time, whichever loop or thread asks
         _llm.warm_up(self._provider_model(), router)  # a head start for the first ask, in a worker thread
 
@@ -160,6 +164,10 @@ class Chat:
     def tools(self) -> list[Tool | LocalTool]:
         """The tools offered to the model (MCP :class:`Tool` objects and local tools)."""
         return list(self._tools)
+
+    @property
+    def _offer(self) -> ChatTools:  # what the hosted MCP path (hosted_mcp.py) reads, until it joins the loop
+        return self._chat_tools
 
     def with_tools(self, *tools: ToolSpec | Sequence[ToolSpec], replace: bool = False) -> Chat:
         """Offer ``tools`` to the model: MCP tools, Python functions, ``(tool_dict, function)`` pairs or
@@ -213,14 +221,13 @@ class Chat:
         """Turn code mode on (``True``, or a :class:`CodeMode` with its limits) or off (``False``/``None``) for the
         next turns; the history is kept. Raises :class:`ConfigError` when the sandbox (``mcp-litellm[code]``)
         is not installed."""
-        settings = code_mode_settings(code_mode)
-        self._offer.code = CodeModeOffer(settings) if settings is not None else None
+        self._chat_tools.set_code_mode(code_mode_settings(code_mode))
         return self
 
     @property
     def code_mode(self) -> CodeMode | None:
         """The code-mode settings in use (``None``: off); see :meth:`with_code_mode`."""
-        return self._offer.code.settings if self._offer.code is not None else None
+        return self._chat_tools.code.settings if self._chat_tools.code is not None else None
 
     def with_instructions(self, text: str, *, append: bool = False) -> Chat:
         """Set the system message (``append=True`` adds another one instead of replacing)."""
@@ -277,7 +284,7 @@ class Chat:
         """Forget the conversation (keeps the system message, tools and settings)."""
         self.messages = [m for m in self.messages if m.get("role") == "system"]
         self.last_message = None
-        self._offer.found.clear()
+        self._chat_tools.search.found.clear()
         return self
 
     def with_resource(self, resource: Resource) -> Chat:
@@ -479,7 +486,7 @@ class Chat:
     @property
     def tool_search(self) -> ToolSearchMode:
         """The ``tool_search`` setting (``"auto"``, ``True`` or ``False``)."""
-        return self._offer.mode
+        return self._chat_tools.search.mode
 
     def tool_search_reason(self) -> str | None:
         """Why the next request offers the ``search_tools`` catalog instead of every tool definition, in a
@@ -488,12 +495,20 @@ class Chat:
         :meth:`with_tools` is listed now (no model request needed; inside a running event loop, its tools as
         of the last request)."""
         self._tools.refresh_now()
-        return self._offer.search_reason(self._provider_model())
+        return self._chat_tools.search.search_reason(self._provider_model())
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """The tool definitions the next model request will carry (the catalog when tool search is on)."""
+    def tool_definitions(self) -> list[dict[str, object]]:
+        """The tool definitions the next model request will carry (the catalog when tool search is on).
+
+        A live :class:`Client` or :class:`ClientGroup` given to :meth:`with_tools` is listed now; inside a
+        running event loop, where this cannot wait, its tools as of the last request: use
+        :meth:`atool_definitions` there."""
         self._tools.refresh_now()
-        return self._offer.definitions(self._provider_model(), self.messages)
+        return self._chat_tools.definitions(self._provider_model())
+
+    async def atool_definitions(self) -> list[dict[str, object]]:
+        """Async twin of :meth:`tool_definitions`: the live clients and groups are listed now, on any loop."""
+        return await self._chat_tools.request_definitions(self._provider_model())
 
 
 @functools.cache

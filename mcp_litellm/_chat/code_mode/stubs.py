@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["Stub", "name_tools", "parameter_order", "python_type", "stub_text", "unwrap_result"]
 
-RESERVED = frozenset({"search_tools", "asyncio", "json", "re", "math", "print", "ToolError"})
+RESERVED = frozenset({"asyncio", "json", "re", "math", "print", "ToolError"})
 _DESCRIPTION_LIMIT = 400
 QUOTES = chr(34) * 3
 BACKSLASH = chr(92)

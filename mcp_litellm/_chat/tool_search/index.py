@@ -5,9 +5,9 @@ definition: ``search_tools`` (a ``query``, or a ``server`` whose tools to list) 
 found or used. The index ranks tools with BM25F over five fields: the words of their names
 (``snake_case``, ``camelCase`` and ``kebab-case`` split), their server's name, their parameter names, the
 first sentence of their description and the rest; a request's words meet the tools' through a small
-table of everyday words (:mod:`mcp_litellm._chat.search_words`). When nothing matches, the answer says
+table of everyday words (:mod:`mcp_litellm._chat.tool_search.words`). When nothing matches, the answer says
 so and lists the servers, so the model can look by server instead. With an embedding model configured,
-:mod:`mcp_litellm._chat.tool_embedding` ranks instead, this index being its fallback.
+:mod:`mcp_litellm._chat.tool_search.embedding` ranks instead, this index being its fallback.
 
 Why our own BM25F and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
 for a few hundred short documents), has no fields, and ``rank-bm25`` has had no release since 2022. BM25F
@@ -28,8 +28,8 @@ from typing import Any
 from mcp_litellm._chat.builtin_names import BUILTIN_TOOLS as BUILTIN_TOOLS  # re-exported
 from mcp_litellm._chat.builtin_names import READ_RESULT_TOOL as READ_RESULT_TOOL  # re-exported
 from mcp_litellm._chat.builtin_names import SEARCH_TOOL as SEARCH_TOOL  # re-exported
-from mcp_litellm._chat.search_words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
-from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
+from mcp_litellm._chat.tool_search.words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
+from mcp_litellm._chat.tool_search.words import query_words as query_words  # re-exported for tests
 
 _FIELDS = ("name", "server", "parameters", "lead", "rest")
 # BM25F: how much a word counts in each field, and how much the field's length tempers it
@@ -128,7 +128,7 @@ class ToolIndex:
     def scores(self, query: str) -> list[float]:
         """The BM25F score of every entry for ``query`` (0 where no word matches). Per distinct word of the
         request: the word itself where the entry has it, plus, for each meaning the word has, the best of
-        that meaning's other words (weighted :data:`~mcp_litellm._chat.search_words.RELATED_WEIGHT`), so a
+        that meaning's other words (weighted :data:`~mcp_litellm._chat.tool_search.words.RELATED_WEIGHT`), so a
         word counts once however many meanings it has, and a word with two meanings ("forget": delete, and
         memory) counts for both. The sum is scaled by the share of the request's words the entry meets
         (coordination: a tool meeting two of three words beats one that meets one word strongly) and by how
