@@ -6,7 +6,9 @@ cut result) and ``run_code`` (code mode). A server may have a tool of the same n
 So the chat's tool gives way, by one rule for every built-in: it keeps its name while no tool of the chat
 has it, and is otherwise offered as ``mcp_litellm_<name>`` (``mcp_litellm_<name>_2``, ``_3``, ... should
 that be taken too). The tool of that name keeps it and gets the calls to it; the built-in's definition,
-description and answers use the name it was offered under, and one WARNING says so, once per chat.
+description and answers use the name it was offered under, and one WARNING says so, once per chat. A
+code-mode program follows the same rule: a tool whose Python name is ``search_tools`` keeps it, and the
+program's own search is then ``mcp_litellm_search_tools``.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ class BuiltinTool:
         """A built-in comes from no MCP server."""
         return None
 
-    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
+    def to_litellm(self, model: str | None = None) -> dict[str, Any]:  # the LiteLLM format
         """The definition (the same for every provider)."""
         return self.definition
 

@@ -41,7 +41,7 @@ class LocalTool:
     """
 
     definition: dict[str, Any]
-    function: Callable[..., Any]
+    function: Callable[..., object]
     arguments_model: type[pydantic.BaseModel] | None = None
     """For a function offered as itself: the pydantic model of its parameters, which gave the schema and
     validates each call's arguments (``None``: the arguments are passed as they came)."""
@@ -86,7 +86,7 @@ class LocalTool:
         """The LiteLLM tool definition the function was offered with."""
         return self.definition
 
-    async def arun(self, arguments: dict[str, Any]) -> ToolResult:
+    async def arun(self, arguments: dict[str, object]) -> ToolResult:
         """Call the function and wrap what it returns as a :class:`ToolResult`.
 
         With an :attr:`arguments_model`, the arguments are first validated and converted the way pydantic
@@ -111,8 +111,8 @@ _ERRORS_SHOWN = 5  # validation errors one answer lists
 _INPUT_SHOWN = 80  # characters of a rejected value shown
 
 
-def checked_arguments(model: type[pydantic.BaseModel], function: Callable[..., Any],
-                      arguments: dict[str, Any]) -> dict[str, Any] | str:
+def checked_arguments(model: type[pydantic.BaseModel], function: Callable[..., object],
+                      arguments: Mapping[str, object]) -> dict[str, object] | str:
     """``arguments`` validated and converted by ``model`` (the function's parameters), or what is wrong
     with them, in a line for the model. Arguments the function has no parameter for are refused, unless it
     takes ``**kwargs`` (they are then passed on as they are)."""
@@ -141,7 +141,7 @@ def checked_arguments(model: type[pydantic.BaseModel], function: Callable[..., A
     return {**{name: value for name, value in arguments.items() if name not in fields}, **checked}
 
 
-def _takes_kwargs(function: Callable[..., Any]) -> bool:
+def _takes_kwargs(function: Callable[..., object]) -> bool:
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
@@ -149,7 +149,7 @@ def _takes_kwargs(function: Callable[..., Any]) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in parameters)
 
 
-def _parameters_model(function: Callable[..., Any]) -> type[pydantic.BaseModel]:
+def _parameters_model(function: Callable[..., object]) -> type[pydantic.BaseModel]:
     """A pydantic model of ``function``'s keyword parameters, from its type hints: its JSON schema is the
     tool's, and it validates the model's arguments (so the two always agree)."""
     import pydantic
@@ -158,7 +158,7 @@ def _parameters_model(function: Callable[..., Any]) -> type[pydantic.BaseModel]:
         hints = typing.get_type_hints(function)
     except Exception:  # unresolvable annotations: fall back to "any value"
         hints = {}
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # pydantic type forms
     for name, parameter in inspect.signature(function).parameters.items():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
             continue
@@ -177,11 +177,13 @@ def _schema_of(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def local_tool(item: Any) -> LocalTool:
+def local_tool(item: object) -> LocalTool:
     """A :class:`LocalTool` from a function, a ``(tool dict, function)`` pair, or a tool dict with a
     ``"function"`` callable under the key ``"callable"``."""
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1]):
-        return LocalTool(_checked_definition(item[0]), item[1])
+    if isinstance(item, tuple) and len(item) == 2:
+        definition, function = item
+        if isinstance(definition, Mapping) and callable(function):
+            return LocalTool(_checked_definition(definition), function)
     if isinstance(item, Mapping):
         function = item.get("callable")
         if not callable(function):
@@ -204,12 +206,12 @@ def local_tool(item: Any) -> LocalTool:
     )
 
 
-def _dict_name(definition: Mapping[str, Any]) -> str:
+def _dict_name(definition: Mapping[str, object]) -> str:
     function = definition.get("function")
     return str(function.get("name")) if isinstance(function, Mapping) else "?"
 
 
-def _checked_definition(definition: Mapping[str, Any]) -> dict[str, Any]:
+def _checked_definition(definition: Mapping[str, object]) -> dict[str, Any]:
     function = definition.get("function")
     if definition.get("type", "function") != "function" or not isinstance(function, Mapping):
         raise ConfigError('a tool dict must look like {"type": "function", "function": {"name": ..., '
@@ -231,7 +233,7 @@ class FunctionToolset:
         """The functions, as added."""
         return list(self.tools.values())
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
         """Call function ``name`` with ``arguments`` (validated first when it was offered as itself), for at
         most ``ctx.timeout`` seconds, in an ``execute_tool`` span; its failures are error results."""
         tool = self.tools.get(name)
@@ -251,7 +253,7 @@ class FunctionToolset:
             logger.warning("tool %s raised %s: %s", name, type(exc).__name__, exc)
             return ToolResult.error(f"Error: the tool {name} raised {type(exc).__name__}: {exc}", name)
 
-async def _run_within(tool: LocalTool, arguments: dict[str, Any], timeout: float | None) -> ToolResult:
+async def _run_within(tool: LocalTool, arguments: dict[str, object], timeout: float | None) -> ToolResult:
     """Run a local tool for at most ``timeout`` seconds; then an error result says it timed out.
 
     An async function is cancelled; a sync one cannot be stopped, so its thread is left to finish alone.

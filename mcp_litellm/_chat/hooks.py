@@ -46,7 +46,7 @@ class ChatView(Protocol):
     hooks, the tool loop) need not import it."""
 
     model: str
-    router: Any
+    router: object
     api: ChatAPI
     params: dict[str, Any]
     max_tool_rounds: int
@@ -110,7 +110,7 @@ class MessageContext:
     round: int = 0
 
 
-def arity(fn: Callable[..., Any]) -> int:
+def arity(fn: Callable[..., object]) -> int:
     """How many positional arguments ``fn`` requires (2 when it takes ``*args``; 1 when it cannot be told):
     only for the hook forms registered without ``context=True``."""
     try:
@@ -132,7 +132,7 @@ _FORMS: dict[HookEvent, tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class _Hook:
-    fn: Callable[..., Any]
+    fn: Callable[..., object]
     context: bool
 
 
@@ -142,7 +142,7 @@ class Hooks:
     def __init__(self) -> None:
         self._hooks: dict[HookEvent, list[_Hook]] = {"tool_call": [], "tool_result": [], "new_message": []}
 
-    def add(self, event: HookEvent, fn: Callable[..., Any], *, context: bool) -> None:
+    def add(self, event: HookEvent, fn: Callable[..., object], *, context: bool) -> None:
         """Register ``fn`` for ``event`` (``context=True``: the fixed ``fn(subject, context)`` form)."""
         if not callable(fn):
             raise ConfigError(f"a chat hook must be a function (sync or async), got {type(fn).__name__}")
@@ -153,7 +153,7 @@ class Hooks:
                             f"and write it as {form}", stacklevel=4)
         self._hooks[event].append(_Hook(fn, bool(context)))
 
-    def remove(self, event: HookEvent, fn: Callable[..., Any]) -> None:
+    def remove(self, event: HookEvent, fn: Callable[..., object]) -> None:
         """Forget every registration of ``fn`` for ``event`` (an unknown ``fn`` is a no-op)."""
         self._hooks[event] = [hook for hook in self._hooks[event] if hook.fn != fn]
 
@@ -178,12 +178,12 @@ class Hooks:
             await (_call(hook.fn, message, context) if hook.context else _call_guessed(hook.fn, message))
 
 
-async def _call_guessed(fn: Callable[..., Any], *args: Any) -> None:
+async def _call_guessed(fn: Callable[..., object], *args: object) -> None:
     """A hook registered without ``context=True``: called with as many of ``args`` as it requires."""
     await _call(fn, *args[: arity(fn)])
 
 
-async def _call(fn: Callable[..., Any], *args: Any) -> None:
+async def _call(fn: Callable[..., object], *args: object) -> None:
     """Call a hook (sync or async) with ``args``; a failing hook is logged, never raised into the chat.
 
     A sync hook runs on the worker pool (``call_user_code``), never on the loop, which may carry every

@@ -27,7 +27,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.hooks import ToolContext
@@ -44,7 +44,7 @@ MCP_ITEMS = "mcp_items"
 """The key of an assistant message holding the provider's raw MCP items (replayed as they came)."""
 PROVIDERS = ("openai", "azure")
 """Providers whose Responses API calls MCP servers itself, through LiteLLM."""
-ORIGIN = "provider"
+ORIGIN: Final = "provider"
 """:attr:`ToolContext.origin` of a call the provider made to a hosted server."""
 
 

@@ -44,6 +44,7 @@ from mcp_litellm._chat.responses_api import check_api, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._client.tool import ToolResult
 from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import MCPLiteLLMError, ToolLoopLimitError
 
 if sys.version_info < (3, 11):
@@ -85,6 +86,26 @@ class ToolLoop:
         """Tokens and cost of the model requests of the current (or last) turn."""
         self._last_prompt_tokens = 0
         self._emit: Emit | None = None  # the events of the round under way (a code-mode program's calls too)
+
+    def traced(self, chunks: AsyncGenerator[Chunk, None], secrets: tuple[str, ...]) -> AsyncGenerator[Chunk, None]:
+        """``chunks`` (one turn) inside an ``invoke_agent`` span when tracing (see ``_core.telemetry``);
+        ``secrets``: parameter values no attribute may show."""
+        if not telemetry.enabled():
+            return chunks
+        chat = self.chat
+        span = telemetry.start("invoke_agent", {"gen_ai.operation.name": "invoke_agent",
+                                                "gen_ai.request.model": chat.model})
+
+        def describe(span: Any) -> None:
+            usage, last = self.turn_usage, chat.last_message
+            span.set_attributes({"gen_ai.usage.input_tokens": usage.prompt_tokens,
+                                 "gen_ai.usage.output_tokens": usage.completion_tokens})
+            if usage.cost is not None:
+                span.set_attribute("mcp_litellm.usage.cost_usd", usage.cost)
+            if last is not None and last.finish_reason:
+                span.set_attribute("gen_ai.response.finish_reasons", [last.finish_reason])
+
+        return telemetry.steps(span, chunks, describe, secrets)
 
     # -- a turn ------------------------------------------------------------------------------------
 

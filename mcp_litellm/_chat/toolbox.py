@@ -83,7 +83,7 @@ class GroupTools:
         """The group's merged tools."""
         return await self.group.atools()
 
-    async def call_tool(self, name: str, arguments: dict[str, typing.Any], ctx: CallContext) -> ToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
         """Call the group's tool ``name`` through its client's ``call_tool``."""
         tool = await self.group.atool(name)
         return await _client_of(tool).call_tool(tool.mcp_name, arguments, ctx)
@@ -222,7 +222,7 @@ class ToolBox:
         """:meth:`list_tools` without listing the live sources again (their tools as last listed)."""
         return self.ordered()
 
-    async def call_tool(self, name: str, arguments: dict[str, typing.Any], ctx: CallContext) -> ToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
         """Call the tool the model calls ``name`` through the toolset that offers it; a name no tool has is an
         error result naming the tools there are (for the model to try again)."""
         entry = self._entries.get(name)
