@@ -475,7 +475,7 @@ class Chat:
         self._tools.refresh_now()
         return self._chat_tools.search.search_reason(self._provider_model())
 
-    def tool_definitions(self) -> list[dict[str, object]]:
+    def tool_definitions(self) -> list[dict[str, Any]]:
         """The tool definitions the next model request will carry (the catalog when tool search is on).
 
         A live :class:`Client` or :class:`ClientGroup` given to :meth:`with_tools` is listed now; inside a
@@ -484,7 +484,7 @@ class Chat:
         self._tools.refresh_now()
         return self._chat_tools.definitions(self._provider_model())
 
-    async def atool_definitions(self) -> list[dict[str, object]]:
+    async def atool_definitions(self) -> list[dict[str, Any]]:
         """Async twin of :meth:`tool_definitions`: the live clients and groups are listed now, on any loop."""
         return await self._chat_tools.request_definitions(self._provider_model())
 

@@ -13,6 +13,7 @@ Every call the tool loop makes goes to :attr:`ChatTools.toolset` by name, with i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from mcp_litellm._chat.builtin_names import BuiltinNames
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeToolset, RunInner
@@ -57,11 +58,11 @@ class ChatTools:
         """The toolset every call of the chat goes to (see the module)."""
         return self.budget if self.code is not None else self.search
 
-    async def request_definitions(self, model: str) -> list[dict[str, object]]:
+    async def request_definitions(self, model: str) -> list[dict[str, Any]]:
         """The tool definitions of the next request for ``model`` (the live sources listed now)."""
         return [self.box.definition(tool, model) for tool in await self.toolset.list_tools()]
 
-    def definitions(self, model: str, messages: Messages | None = None) -> list[dict[str, object]]:
+    def definitions(self, model: str, messages: Messages | None = None) -> list[dict[str, Any]]:
         """:meth:`request_definitions` with the live sources' tools as last listed (``messages``: unused,
         the conversation is the chat's; the parameter stays for the hosted MCP path until it moves)."""
         return [self.box.definition(tool, model) for tool in self.toolset.listed_now()]
