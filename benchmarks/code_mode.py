@@ -22,7 +22,7 @@ Tasks:
   first one's answer.
 
 Overhead: one run of an empty program (a fresh sandbox worker), and per inner call: a program making 50
-sequential ``add`` calls against 50 direct calls through the same single-call path (``run_call``), medians
+sequential ``add`` calls against 50 direct calls through the same single-call path (``call_tool``), medians
 over ``--reps`` repetitions, alternating.
 """
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -45,9 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mcp_litellm as ml  # noqa: E402
-from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer  # noqa: E402
+from mcp_litellm._chat.code_mode import CodeMode, CodeModeToolset  # noqa: E402
 from mcp_litellm._chat.message import ToolCall  # noqa: E402
-from mcp_litellm._chat.tool_loop import run_call  # noqa: E402
+from mcp_litellm._client.toolset import CallContext  # noqa: E402
 from mcp_litellm._llm import litellm_module  # noqa: E402
 from tests.helpers.chat import LLM  # noqa: E402
 from tests.scripted_llm.openai import Turn  # noqa: E402
@@ -181,16 +182,18 @@ async def overhead(reps: int) -> None:
     client = ml.client("fixture", "memory", {"server": fixture_server.build_server()})
     try:
         chat = ml.Chat(MODEL, **LLM, code_mode=True).with_tools(*(await client.atools()))
-        offer = chat._offer
-        engine = CodeModeOffer(CodeMode())
-        toolbox = offer.tools
+        tools = chat._chat_tools
+        toolbox = tools.box
 
-        async def inner(call: ToolCall) -> Any:
-            return await run_call(toolbox, call)
+        async def inner(call: ToolCall, ctx: CallContext) -> Any:  # the toolbox's call_tool, without hooks
+            return await toolbox.call_tool(call.name, json.loads(call.arguments), ctx)
+
+        engine = CodeModeToolset(CodeMode(), toolbox, tools.names, tools.search, model=lambda: MODEL,
+                                 run_inner=inner)
 
         async def program(code: str) -> float:
             started = time.perf_counter()
-            result = await engine.run(ToolCall("run", "run_code", _json({"code": code})), offer, MODEL, 10_000, inner)
+            result = await engine.run("run_code", code, CallContext(origin="model", tool_call_id="run"))
             elapsed = time.perf_counter() - started
             assert not result.is_error, result.text
             return elapsed
@@ -199,7 +202,8 @@ async def overhead(reps: int) -> None:
             started = time.perf_counter()
             x = 0
             for i in range(n):
-                result = await run_call(toolbox, ToolCall(f"d{i}", "add", _json({"a": x, "b": 1})))
+                result = await toolbox.call_tool("add", {"a": x, "b": 1}, CallContext(origin="model",
+                                                                                     tool_call_id=f"d{i}"))
                 x = int(result.text)
             assert x == n
             return time.perf_counter() - started
@@ -220,7 +224,7 @@ async def overhead(reps: int) -> None:
         per_inner = (statistics.median(coded) - run) / calls
         per_direct = statistics.median(plain) / calls
         print(f"sandbox run of an empty program (fresh worker): {run * 1000:.1f} ms (median of {reps})")
-        print(f"per inner call, in code: {per_inner * 1000:.2f} ms; direct run_call: {per_direct * 1000:.2f} ms; "
+        print(f"per inner call, in code: {per_inner * 1000:.2f} ms; direct call_tool: {per_direct * 1000:.2f} ms; "
               f"overhead per call: {(per_inner - per_direct) * 1000:+.2f} ms ({per_inner / per_direct:.2f}x)")
     finally:
         await client.astop() if hasattr(client, "astop") else client.stop()

@@ -199,7 +199,7 @@ json.dump(order.tolist(), open(sys.argv[2], "w"))
 def wordllama_ranking(python: str) -> None:
     """The held-out figures of wordllama (a static embedding that bundles its weights), alone and fused with
     the lexical ranking; run with ``python``, an interpreter that has ``wordllama`` installed."""
-    from mcp_litellm._chat.tool_embedding import fuse
+    from mcp_litellm._chat.tool_search.embedding import fuse
 
     tools = real_catalog()
     texts = [f"{name.replace('_', ' ').replace('-', ' ')} ({server}): {description}"

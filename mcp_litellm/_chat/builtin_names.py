@@ -6,18 +6,23 @@ cut result) and ``run_code`` (code mode). A server may have a tool of the same n
 So the chat's tool gives way, by one rule for every built-in: it keeps its name while no tool of the chat
 has it, and is otherwise offered as ``mcp_litellm_<name>`` (``mcp_litellm_<name>_2``, ``_3``, ... should
 that be taken too). The tool of that name keeps it and gets the calls to it; the built-in's definition,
-description and answers use the name it was offered under, and one WARNING says so, once per chat.
+description and answers use the name it was offered under, and one WARNING says so, once per chat. A
+code-mode program follows the same rule: a tool whose Python name is ``search_tools`` keeps it, and the
+program's own search is then ``mcp_litellm_search_tools``.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Container
+from dataclasses import dataclass
+from typing import Any
 
 from mcp_litellm._chat.toolbox import ToolBox, server_of
+from mcp_litellm._client.tool_result import ToolResult
 
 __all__ = ["BUILTIN_TOOLS", "READ_RESULT_TOOL", "RENAMED_PREFIX", "RUN_CODE", "SEARCH_TOOL", "BuiltinNames",
-           "builtin_name"]
+           "BuiltinTool", "builtin_name", "text_result"]
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -78,3 +83,36 @@ class BuiltinNames:
                            "model as %r, and calls to %r go to the %s", owner, builtin, name, builtin,
                            f"server {server!r}" if server else "local tool")
         return name
+
+
+@dataclass(frozen=True)
+class BuiltinTool:
+    """A built-in tool of the chat as its wrapper lists it (a :class:`~mcp_litellm._client.toolset.ToolDef`):
+    its LiteLLM definition, under the name it is offered as."""
+
+    definition: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        """The name the model calls."""
+        return str(self.definition["function"]["name"])
+
+    @property
+    def server(self) -> None:
+        """A built-in comes from no MCP server."""
+        return None
+
+    def to_litellm(self, model: str | None = None) -> dict[str, Any]:  # the LiteLLM format
+        """The definition (the same for every provider)."""
+        return self.definition
+
+    def renamed(self, name: str) -> BuiltinTool:
+        """The same tool offered as ``name``."""
+        return BuiltinTool({**self.definition, "function": {**self.definition["function"], "name": name}})
+
+
+def text_result(text: str, name: str, *, error: bool = False) -> ToolResult:
+    """A built-in tool's answer: ``text`` (an error when ``error``)."""
+    from mcp_types import TextContent
+
+    return ToolResult(content=[TextContent(type="text", text=text)], is_error=error, tool_name=name)

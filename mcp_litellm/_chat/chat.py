@@ -19,22 +19,22 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from mcp_litellm import _llm
-from mcp_litellm._chat.chat_options import check_keywords
-from mcp_litellm._chat.code_mode import CodeMode, CodeModeOffer, code_mode_settings
+from mcp_litellm._chat.chat_options import check_keywords, provider_model
+from mcp_litellm._chat.chat_tools import ChatTools
+from mcp_litellm._chat.code_mode import CodeMode, code_mode_settings
 from mcp_litellm._chat.hooks import Hooks, MessageContext, ToolContext
 from mcp_litellm._chat.hosted import HostedServer, RequireApproval, hosted_model, hosted_server
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
-from mcp_litellm._chat.offer import Offer, ToolSearchMode
 from mcp_litellm._chat.prompt_cache import PromptCache, check_prompt_cache
-from mcp_litellm._chat.responses_api import ChatAPI, check_api, plain_model, request_model
+from mcp_litellm._chat.responses_api import ChatAPI, check_api, request_model
 from mcp_litellm._chat.tool_loop import ToolLoop
-from mcp_litellm._chat.toolbox import LocalTool, ToolBox
+from mcp_litellm._chat.tool_search import ToolSearchMode
+from mcp_litellm._chat.toolbox import LocalTool
 from mcp_litellm._chat.turn_lock import TurnLock
 from mcp_litellm._client.loop import iterate_sync, run_sync
 from mcp_litellm._client.prompt import Prompt
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.tool import Tool, ToolResult
-from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import COUNT, checked, positive_seconds
 from mcp_litellm._core.redact import secret_params
@@ -60,8 +60,8 @@ MessageContextHook: TypeAlias = "Callable[[Message, MessageContext], HookResult]
 """``fn(message, context)``, sync or async (``on_new_message(fn, context=True)``)."""
 ChunkHook: TypeAlias = "Callable[[Chunk], HookResult]"
 """``fn(chunk)``, sync or async."""
-ToolSpec: TypeAlias = ("Tool | Client | ClientGroup | Callable[..., Any] | tuple[Mapping[str, Any], Callable[..., Any]]"
-                       " | Mapping[str, Any]")
+ToolSpec: TypeAlias = ("Tool | Client | ClientGroup | Callable[..., object] | tuple[Mapping[str, object], "
+                       "Callable[..., object]] | Mapping[str, object]")
 """A tool for :meth:`Chat.with_tools`: an MCP :class:`Tool`, a :class:`Client` or :class:`ClientGroup` (offered
 with its current tools), a Python function, a ``(tool_dict, function)`` pair, or a LiteLLM tool dict with a
 ``"callable"``."""
@@ -118,10 +118,10 @@ class Chat:
     def __init__(self, model: str, *, router: Any = None, max_tool_rounds: int = 10,
                  tool_timeout: float | None = None, tool_search: ToolSearchMode = "auto",
                  tool_budget: int | None = None, result_budget: int | None = None,
-                 tool_search_embedding: str | Mapping[str, Any] | None = None,
+                 tool_search_embedding: str | Mapping[str, object] | None = None,
                  prompt_cache: PromptCache = "auto", api: ChatAPI = "chat",
-                 code_mode: bool | CodeMode | None = None, completion_kwargs: Mapping[str, Any] | None = None,
-                 **litellm_kwargs: Any) -> None:
+                 code_mode: bool | CodeMode | None = None, completion_kwargs: Mapping[str, object] | None = None,
+                 **litellm_kwargs: object) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError(f"Chat needs a model name (a LiteLLM model string or Router alias), got {model!r}")
         self.max_tool_rounds = checked("max_tool_rounds", max_tool_rounds, COUNT)
@@ -139,14 +139,17 @@ class Chat:
             request_model(model, self.api, routed=True)  # says what to do instead
         self.messages: list[dict[str, Any]] = []
         self.last_message: Message | None = None
-        self._tools = ToolBox()
+        self._chat_tools = ChatTools(tool_search, tool_budget, result_budget, tool_search_embedding,
+                                     model=self._provider_model, messages=lambda: self.messages)
+        self._tools = self._chat_tools.box
         self._hosted: list[HostedServer] = []
-        self._offer = Offer(self._tools, tool_search, tool_budget, result_budget, tool_search_embedding)
-        self.with_code_mode(code_mode)
         self.usage = Usage()
         """Tokens and cost of every model request of this chat (a :class:`Usage`)."""
         self._hooks = Hooks()
-        self._loop = ToolLoop(self)
+        self._loop = ToolLoop(self, tools=self._chat_tools, hooks=self._hooks, provider_model=self._provider_model,
+                              check_params=self._check_params, host=self)
+        self._chat_tools.run_inner = self._loop.run_one_call  # a code-mode program's calls: the same path
+        self.with_code_mode(code_mode)
         self._turns = TurnLock()  # one turn at a time, whichever loop or thread asks
         _llm.warm_up(self._provider_model(), router)  # a head start for the first ask, in a worker thread
 
@@ -160,6 +163,10 @@ class Chat:
     def tools(self) -> list[Tool | LocalTool]:
         """The tools offered to the model (MCP :class:`Tool` objects and local tools)."""
         return list(self._tools)
+
+    @property
+    def _offer(self) -> ChatTools:  # what the hosted MCP path (hosted_mcp.py) reads, until it joins the loop
+        return self._chat_tools
 
     def with_tools(self, *tools: ToolSpec | Sequence[ToolSpec], replace: bool = False) -> Chat:
         """Offer ``tools`` to the model: MCP tools, Python functions, ``(tool_dict, function)`` pairs or
@@ -214,14 +221,13 @@ class Chat:
         """Turn code mode on (``True``, or a :class:`CodeMode` with its limits) or off (``False``/``None``) for the
         next turns; the history is kept. Raises :class:`ConfigError` when the sandbox (``mcp-litellm[code]``)
         is not installed."""
-        settings = code_mode_settings(code_mode)
-        self._offer.code = CodeModeOffer(settings) if settings is not None else None
+        self._chat_tools.set_code_mode(code_mode_settings(code_mode))
         return self
 
     @property
     def code_mode(self) -> CodeMode | None:
         """The code-mode settings in use (``None``: off); see :meth:`with_code_mode`."""
-        return self._offer.code.settings if self._offer.code is not None else None
+        return self._chat_tools.code.settings if self._chat_tools.code is not None else None
 
     def with_instructions(self, text: str, *, append: bool = False) -> Chat:
         """Set the system message (``append=True`` adds another one instead of replacing)."""
@@ -240,7 +246,8 @@ class Chat:
         self.model = model
         return self
 
-    def with_params(self, *, completion_kwargs: Mapping[str, Any] | None = None, **litellm_kwargs: Any) -> Chat:
+    def with_params(self, *, completion_kwargs: Mapping[str, object] | None = None,
+                    **litellm_kwargs: object) -> Chat:
         """Add LiteLLM keyword arguments (``temperature=0.2``, ...; checked as in :class:`Chat`) and
         ``completion_kwargs`` (a dict passed as it is, for a parameter only the provider knows)."""
         if completion_kwargs is not None and not isinstance(completion_kwargs, Mapping):
@@ -263,7 +270,7 @@ class Chat:
         """Set the sampling temperature."""
         return self.with_params(temperature=temperature)
 
-    def add_message(self, message: Mapping[str, Any] | Message | None = None, /, **fields: Any) -> Chat:
+    def add_message(self, message: Mapping[str, object] | Message | None = None, /, **fields: object) -> Chat:
         """Append a message (a LiteLLM dict, a :class:`Message`, or ``role=..., content=...``)."""
         if isinstance(message, Message):
             self.messages.append(message.to_dict())
@@ -278,7 +285,7 @@ class Chat:
         """Forget the conversation (keeps the system message, tools and settings)."""
         self.messages = [m for m in self.messages if m.get("role") == "system"]
         self.last_message = None
-        self._offer.found.clear()
+        self._chat_tools.search.found.clear()
         return self
 
     def with_resource(self, resource: Resource) -> Chat:
@@ -295,12 +302,12 @@ class Chat:
                 self.with_resource(resource)
         return self
 
-    def with_resource_template(self, template: ResourceTemplate, arguments: Mapping[str, Any] | None = None) -> Chat:
+    def with_resource_template(self, template: ResourceTemplate, arguments: Mapping[str, object] | None = None) -> Chat:
         """Expand ``template`` with ``arguments``, read it, and add it as context."""
         self.messages.append(template.to_message(arguments))
         return self
 
-    def with_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None) -> Chat:
+    def with_prompt(self, prompt: Prompt, arguments: Mapping[str, object] | None = None) -> Chat:
         """Append the messages of an MCP prompt rendered with ``arguments``."""
         self.messages.extend(prompt.messages(arguments))
         return self
@@ -387,13 +394,13 @@ class Chat:
             self._add_question(question)
             return await self._finish(self._traced(self._loop.run(on_chunk is not None, start)), on_chunk)
 
-    def ask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
+    def ask_prompt(self, prompt: Prompt, arguments: Mapping[str, object] | None = None, *,
                    on_chunk: ChunkHook | None = None) -> Message:
         """Append an MCP prompt's messages and ask the model to answer them."""
         self._turns.refuse_reading_thread()
         return run_sync(self.aask_prompt(prompt, arguments, on_chunk=on_chunk))
 
-    async def aask_prompt(self, prompt: Prompt, arguments: Mapping[str, Any] | None = None, *,
+    async def aask_prompt(self, prompt: Prompt, arguments: Mapping[str, object] | None = None, *,
                           on_chunk: ChunkHook | None = None) -> Message:
         """Async twin of :meth:`ask_prompt`."""
         async with self._turns.hold():
@@ -439,33 +446,11 @@ class Chat:
 
     def _traced(self, chunks: AsyncGenerator[Chunk, None]) -> AsyncGenerator[Chunk, None]:
         """``chunks`` (one turn) inside an ``invoke_agent`` span when tracing (see ``_core.telemetry``)."""
-        if not telemetry.enabled():
-            return chunks
-        span = telemetry.start("invoke_agent", {"gen_ai.operation.name": "invoke_agent",
-                                                "gen_ai.request.model": self.model})
-
-        def describe(span: Any) -> None:
-            usage, last = self._loop.turn_usage, self.last_message
-            span.set_attributes({"gen_ai.usage.input_tokens": usage.prompt_tokens,
-                                 "gen_ai.usage.output_tokens": usage.completion_tokens})
-            if usage.cost is not None:
-                span.set_attribute("mcp_litellm.usage.cost_usd", usage.cost)
-            if last is not None and last.finish_reason:
-                span.set_attribute("gen_ai.response.finish_reasons", [last.finish_reason])
-
-        return telemetry.steps(span, chunks, describe, tuple(secret_params(self.params)))
+        return self._loop.traced(chunks, tuple(secret_params(self.params)))
 
     def _provider_model(self) -> str:
         """The model whose provider rules apply to tool schemas and tool-result images."""
-        if self.router is not None:
-            for entry in getattr(self.router, "model_list", None) or []:
-                if isinstance(entry, dict) and entry.get("model_name") == self.model:
-                    underlying = (entry.get("litellm_params") or {}).get("model")
-                    if underlying:
-                        return str(underlying)
-        provider = self.params.get("custom_llm_provider")
-        model = plain_model(self.model)
-        return f"{provider}/{model}" if provider and "/" not in model else model
+        return provider_model(self.model, self.router, self.params)
 
     @property
     def prompt_cache(self) -> PromptCache:
@@ -480,7 +465,7 @@ class Chat:
     @property
     def tool_search(self) -> ToolSearchMode:
         """The ``tool_search`` setting (``"auto"``, ``True`` or ``False``)."""
-        return self._offer.mode
+        return self._chat_tools.search.mode
 
     def tool_search_reason(self) -> str | None:
         """Why the next request offers the ``search_tools`` catalog instead of every tool definition, in a
@@ -489,12 +474,20 @@ class Chat:
         :meth:`with_tools` is listed now (no model request needed; inside a running event loop, its tools as
         of the last request)."""
         self._tools.refresh_now()
-        return self._offer.search_reason(self._provider_model())
+        return self._chat_tools.search.search_reason(self._provider_model())
 
     def tool_definitions(self) -> list[dict[str, Any]]:
-        """The tool definitions the next model request will carry (the catalog when tool search is on)."""
+        """The tool definitions the next model request will carry (the catalog when tool search is on).
+
+        A live :class:`Client` or :class:`ClientGroup` given to :meth:`with_tools` is listed now; inside a
+        running event loop, where this cannot wait, its tools as of the last request: use
+        :meth:`atool_definitions` there."""
         self._tools.refresh_now()
-        return self._offer.definitions(self._provider_model(), self.messages)
+        return self._chat_tools.definitions(self._provider_model())
+
+    async def atool_definitions(self) -> list[dict[str, Any]]:
+        """Async twin of :meth:`tool_definitions`: the live clients and groups are listed now, on any loop."""
+        return await self._chat_tools.request_definitions(self._provider_model())
 
 
 @functools.cache

@@ -12,9 +12,10 @@ when the first request is about to go out (the question is then taken back).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.responses_api import plain_model
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import closest
 
@@ -48,3 +49,17 @@ def _unknown(name: str, near: str | None) -> str:
     return (f"Chat got an unknown keyword argument {name}=: {guess}A Chat takes its own options and the parameters "
             f"of litellm.completion (temperature=, max_tokens=, api_base=, ...); pass a parameter only your "
             f"provider knows as completion_kwargs={{{name!r}: ...}} (or inside extra_body={{...}}).")
+
+
+def provider_model(model: str, router: object, params: Mapping[str, object]) -> str:
+    """The model whose provider rules apply to tool schemas and tool-result images: a Router alias's underlying
+    model, else ``model`` (with the ``custom_llm_provider`` given in ``params``)."""
+    if router is not None:
+        for entry in getattr(router, "model_list", None) or []:
+            if isinstance(entry, dict) and entry.get("model_name") == model:
+                underlying = (entry.get("litellm_params") or {}).get("model")
+                if underlying:
+                    return str(underlying)
+    provider = params.get("custom_llm_provider")
+    plain = plain_model(model)
+    return f"{provider}/{plain}" if provider and "/" not in plain else plain

@@ -6,7 +6,8 @@ from (the chat, the server, the tool, who made the call). Nothing about the func
 
 Registered without it, a hook keeps the forms the chat has always accepted, told apart by how many
 positional parameters the function requires: ``on_tool_result`` takes ``fn(result)`` or
-``fn(call, result)``, ``on_new_message`` takes ``fn(message)`` or ``fn()``.
+``fn(call, result)``, ``on_new_message`` takes ``fn(message)`` or ``fn()``. These guessed forms are
+deprecated (a ``DeprecationWarning`` when such a hook is registered): register with ``context=True``.
 
 Every hook, sync or async, is called through ``call_user_code`` (a sync one on the worker pool, never on
 the loop that may carry every MCP session); a failing hook is logged and the conversation goes on.
@@ -24,6 +25,9 @@ from mcp_litellm._chat.message import Message, ToolCall
 from mcp_litellm._chat.prompt_cache import PromptCache
 from mcp_litellm._chat.responses_api import ChatAPI
 from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._core.code_run import CodeRun
+from mcp_litellm._core.deprecation import deprecated_form
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.usage import Usage
 from mcp_litellm._core.user_code import call_user_code
@@ -31,6 +35,9 @@ from mcp_litellm._core.user_code import call_user_code
 logger = logging.getLogger("mcp_litellm")
 
 HookEvent = Literal["tool_call", "tool_result", "new_message"]
+CallOrigin = Literal["model", "code", "provider"]
+"""Who made a tool call a chat ran: the model in its answer, the model's program in code mode, or the
+provider (a hosted MCP server's call)."""
 
 
 class ChatView(Protocol):
@@ -39,7 +46,7 @@ class ChatView(Protocol):
     hooks, the tool loop) need not import it."""
 
     model: str
-    router: Any
+    router: object
     api: ChatAPI
     params: dict[str, Any]
     max_tool_rounds: int
@@ -67,9 +74,14 @@ class ToolContext:
             ``mcp_litellm_``-prefixed name one is offered under when a tool has its name) or a name no tool
             has.
         tool: the MCP :class:`Tool` the name stands for; ``None`` when ``server`` is.
-        origin: who made the call: ``"model"`` for a call the model asked for in its answer;
-            ``"provider"`` for a call the provider made to a hosted MCP server (:meth:`Chat.with_hosted_mcp`),
-            reported once it ran (or was denied), its ``server`` the server's label.
+        origin: who made the call (:data:`CallOrigin`): ``"model"`` for a call the model asked for in its
+            answer; ``"code"`` for a call the model's program made in code mode (:meth:`Chat.with_code_mode`),
+            its ``code_run`` the run; ``"provider"`` for a call the provider made to a hosted MCP server
+            (:meth:`Chat.with_hosted_mcp`), reported once it ran (or was denied), its ``server`` the server's
+            label.
+        code_run: the code-mode run the call comes from (``origin == "code"``), else ``None``.
+        call_context: the :class:`~mcp_litellm._client.toolset.CallContext` the call runs with (its tool
+            call id, origin, code run and timeout); ``None`` for a provider's call.
     """
 
     chat: ChatView = field(repr=False)
@@ -77,7 +89,9 @@ class ToolContext:
     tool_name: str
     server: str | None = None
     tool: Tool | None = field(default=None, repr=False)
-    origin: str = "model"
+    origin: CallOrigin = "model"
+    code_run: CodeRun | None = field(default=None, repr=False)
+    call_context: CallContext | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -96,7 +110,7 @@ class MessageContext:
     round: int = 0
 
 
-def arity(fn: Callable[..., Any]) -> int:
+def arity(fn: Callable[..., object]) -> int:
     """How many positional arguments ``fn`` requires (2 when it takes ``*args``; 1 when it cannot be told):
     only for the hook forms registered without ``context=True``."""
     try:
@@ -109,9 +123,16 @@ def arity(fn: Callable[..., Any]) -> int:
                 and p.default is p.empty])
 
 
+_FORMS: dict[HookEvent, tuple[str, str]] = {
+    "tool_call": ("on_tool_call", "fn(call, context)"),
+    "tool_result": ("on_tool_result", "fn(result, context)"),
+    "new_message": ("on_new_message", "fn(message, context)"),
+}
+
+
 @dataclass(frozen=True)
 class _Hook:
-    fn: Callable[..., Any]
+    fn: Callable[..., object]
     context: bool
 
 
@@ -121,13 +142,18 @@ class Hooks:
     def __init__(self) -> None:
         self._hooks: dict[HookEvent, list[_Hook]] = {"tool_call": [], "tool_result": [], "new_message": []}
 
-    def add(self, event: HookEvent, fn: Callable[..., Any], *, context: bool) -> None:
+    def add(self, event: HookEvent, fn: Callable[..., object], *, context: bool) -> None:
         """Register ``fn`` for ``event`` (``context=True``: the fixed ``fn(subject, context)`` form)."""
         if not callable(fn):
             raise ConfigError(f"a chat hook must be a function (sync or async), got {type(fn).__name__}")
+        if not context:
+            method, form = _FORMS[event]
+            deprecated_form(f"{method}({getattr(fn, '__name__', 'fn')}) guesses how to call the hook from its "
+                            f"parameters; this form is deprecated: register it with {method}(fn, context=True) "
+                            f"and write it as {form}", stacklevel=4)
         self._hooks[event].append(_Hook(fn, bool(context)))
 
-    def remove(self, event: HookEvent, fn: Callable[..., Any]) -> None:
+    def remove(self, event: HookEvent, fn: Callable[..., object]) -> None:
         """Forget every registration of ``fn`` for ``event`` (an unknown ``fn`` is a no-op)."""
         self._hooks[event] = [hook for hook in self._hooks[event] if hook.fn != fn]
 
@@ -152,12 +178,12 @@ class Hooks:
             await (_call(hook.fn, message, context) if hook.context else _call_guessed(hook.fn, message))
 
 
-async def _call_guessed(fn: Callable[..., Any], *args: Any) -> None:
+async def _call_guessed(fn: Callable[..., object], *args: object) -> None:
     """A hook registered without ``context=True``: called with as many of ``args`` as it requires."""
     await _call(fn, *args[: arity(fn)])
 
 
-async def _call(fn: Callable[..., Any], *args: Any) -> None:
+async def _call(fn: Callable[..., object], *args: object) -> None:
     """Call a hook (sync or async) with ``args``; a failing hook is logged, never raised into the chat.
 
     A sync hook runs on the worker pool (``call_user_code``), never on the loop, which may carry every

@@ -1,17 +1,87 @@
 """Result budgets: a tool result larger than its budget reaches the model cut, and the chat keeps the
-whole text (bounded) so the model can read on with ``read_result``."""
+whole text (bounded) so the model can read on with ``read_result``.
+
+:class:`ResultBudget` is the wrapper toolset that does it: the results of the model's calls through it are
+cut to the round's budget (a code-mode program's calls are not: the program reads their results whole), and
+while it holds cut results it offers the ``read_result`` tool and answers it."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.builtin_names import READ_RESULT_TOOL, BuiltinNames, BuiltinTool, text_result
+from mcp_litellm._chat.tool_search.index import read_result_definition
+from mcp_litellm._chat.tool_search.toolset import check_tokens
+from mcp_litellm._chat.toolbox import ChatToolset
 from mcp_litellm._client.tool import ToolResult
+from mcp_litellm._client.toolset import CallContext, ToolDef
 from mcp_litellm._core.content import is_media
 
 MAX_RESULTS = 32  # cut results a chat keeps for read_result (the oldest are dropped first)
 MAX_CHARS = 8_000_000  # and at most this much text in all
+UNKNOWN_WINDOW = 16_000  # the input window assumed for a model LiteLLM does not know
+RESULT_SHARE = 0.25  # the default result budget: this share of the window left after the prompt
+MIN_RESULT_BUDGET = 500
+
+
+class ResultBudget:
+    """The chat's result budget around ``inner`` (a :class:`ChatToolset`; ``inner`` may be swapped, the cut
+    results held stay). ``model`` gives the chat's provider model; :meth:`start_round` sets the budget of
+    each result of the round about to run."""
+
+    def __init__(self, inner: ChatToolset, names: BuiltinNames, result_budget: int | None, *,
+                 model: Callable[[], str]) -> None:
+        check_tokens("result_budget", result_budget)
+        self.inner = inner
+        self.names = names
+        self.result_budget = result_budget
+        self.model = model
+        self.results = ResultStore()
+        self.per_result = MIN_RESULT_BUDGET
+        """Tokens one result of the current round may take (set by :meth:`start_round`)."""
+
+    def for_round(self, model: str, prompt_tokens: int, calls: int) -> int:
+        """Tokens one of ``calls`` results of a round may take, after a prompt of ``prompt_tokens``."""
+        if self.result_budget is not None:
+            return self.result_budget
+        window = _llm.input_window(model) or UNKNOWN_WINDOW
+        left = max(0, window - prompt_tokens)
+        return max(MIN_RESULT_BUDGET, int(left * RESULT_SHARE) // max(1, calls))
+
+    def start_round(self, prompt_tokens: int, calls: int) -> None:
+        """Set :attr:`per_result` for a round of ``calls`` calls after a prompt of ``prompt_tokens``."""
+        self.per_result = self.for_round(self.model(), prompt_tokens, calls)
+
+    def offered(self, inner: Sequence[ToolDef]) -> list[ToolDef]:
+        """``inner``, and ``read_result`` while cut results are held."""
+        if not len(self.results):
+            return list(inner)
+        return [*inner, BuiltinTool(read_result_definition(self.names.offered(READ_RESULT_TOOL)))]
+
+    async def list_tools(self) -> list[ToolDef]:
+        """The inner tools, and ``read_result`` while cut results are held."""
+        return self.offered(await self.inner.list_tools())
+
+    def listed_now(self) -> list[ToolDef]:
+        """:meth:`list_tools` with the live sources' tools as last listed."""
+        return self.offered(self.inner.listed_now())
+
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
+        """Answer ``read_result`` (while results are held); pass other calls on, and cut what the model's
+        calls give back to the round's budget."""
+        if len(self.results) and self.names.builtin(name) == READ_RESULT_TOOL:
+            answer = self.results.read(arguments, self.per_result, self.model(), name)
+            return text_result(answer, name, error=answer.startswith("Error"))
+        result = await self.inner.call_tool(name, arguments, ctx)
+        return self.cut(result) if ctx.origin == "model" else result
+
+    def cut(self, result: ToolResult) -> ToolResult:
+        """``result`` within the round's budget (the rest readable with ``read_result``, under its offered
+        name)."""
+        return apply_budget(result, self.per_result, self.model(), self.results,
+                            self.names.name(READ_RESULT_TOOL))
 
 
 class ResultStore:
@@ -36,7 +106,7 @@ class ResultStore:
             self._texts.popitem(last=False)
         return result_id
 
-    def read(self, arguments: dict[str, Any], budget: int, model: str, reader: str = "read_result") -> str:
+    def read(self, arguments: Mapping[str, object], budget: int, model: str, reader: str = "read_result") -> str:
         """The ``read_result`` answer: what fits ``budget`` tokens of result ``id`` from ``offset``, with a
         marker (naming ``reader``, the name ``read_result`` is offered under)."""
         result_id, offset = arguments.get("id"), arguments.get("offset", 0)

@@ -10,6 +10,7 @@ arrives in pieces is joined (a piece repeating the name so far is ignored).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Container
 from dataclasses import replace
 from typing import Any
 
@@ -18,7 +19,7 @@ from mcp_litellm._chat.message import Chunk, Message, ToolCall
 _GENERATED = "call_mcpl_"
 
 
-def _get(obj: Any, name: str) -> Any:
+def _get(obj: object, name: str) -> Any:
     """An attribute of a LiteLLM object or a key of a plain dict (both appear in responses)."""
     if obj is None:
         return None
@@ -31,16 +32,16 @@ def _new_call_id() -> str:
     return _GENERATED + uuid.uuid4().hex[:16]
 
 
-def _usage(response: Any) -> tuple[int | None, int | None]:
+def _usage(response: object) -> tuple[int | None, int | None]:
     usage = _get(response, "usage")
     return _get(usage, "prompt_tokens"), _get(usage, "completion_tokens")
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def cache_tokens(response: Any) -> tuple[int | None, int | None]:
+def cache_tokens(response: object) -> tuple[int | None, int | None]:
     """The prompt tokens a response says were read from and written to the provider's prompt cache.
 
     LiteLLM reports Anthropic's and Bedrock's as ``cache_read_input_tokens`` / ``cache_creation_input_tokens``
@@ -65,7 +66,7 @@ def _extra_fields(message: Any) -> dict[str, Any]:
     return extra
 
 
-def message_from_response(response: Any) -> Message:
+def message_from_response(response: object) -> Message:
     """The assistant :class:`Message` of a non-streamed LiteLLM ``ModelResponse``."""
     choices = _get(response, "choices") or []
     if not choices:
@@ -87,7 +88,7 @@ def message_from_response(response: Any) -> Message:
                    cache_write_tokens=cache_write, raw=response, extra=_extra_fields(message))
 
 
-def _distinct_id(call_id: str, taken: set[str] | dict[str, Any]) -> str:
+def _distinct_id(call_id: str, taken: Container[str]) -> str:
     """``call_id``, or ``call_id_2``, ``_3``... when the model gave one id to several calls of a turn (some
     providers reject a history that repeats a tool-call id)."""
     if call_id not in taken:
@@ -98,13 +99,13 @@ def _distinct_id(call_id: str, taken: set[str] | dict[str, Any]) -> str:
     return f"{call_id}_{n}"
 
 
-def _dump(arguments: Any) -> str:
+def _dump(arguments: object) -> str:
     import json
 
     return "" if arguments is None else json.dumps(arguments)
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
@@ -138,10 +139,10 @@ class TurnAssembler:
         self.output_tokens: int | None = None
         self.cache_read_tokens: int | None = None
         self.cache_write_tokens: int | None = None
-        self.thinking_blocks: list[Any] = []
-        self.reasoning_items: list[Any] = []
+        self.thinking_blocks: list[object] = []
+        self.reasoning_items: list[object] = []
 
-    def add(self, raw: Any) -> list[Chunk]:
+    def add(self, raw: object) -> list[Chunk]:
         """Take one LiteLLM stream chunk; return the :class:`Chunk` objects to show for it."""
         self.model = self.model or _get(raw, "model")
         input_tokens, output_tokens = _usage(raw)
@@ -172,7 +173,7 @@ class TurnAssembler:
             shown.append(Chunk(event="tool_call", tool_calls=self.snapshot(), raw=raw))
         return shown
 
-    def _merge(self, fragment: Any) -> None:
+    def _merge(self, fragment: object) -> None:
         index = _get(fragment, "index")
         call_id = _get(fragment, "id") or None
         function = _get(fragment, "function")

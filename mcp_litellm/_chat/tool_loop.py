@@ -3,14 +3,15 @@
 One turn (``ToolLoop.run``) is a sequence of steps; a step (``ToolLoop.step``) is one model request
 (``ToolLoop.generate``: streamed or not, it gives the chunks and the assistant :class:`Message`) and,
 when the model asked for tools, one round of them (``ToolLoop.run_round``): the round's calls run
-concurrently in a task group, each answered by one tool message. Every call, whoever makes it, goes
-through ``ToolLoop.run_one_call``: ``tool_call`` hooks, the ``tool_start`` event, the tool or built-in,
-the result budget (not for a code-mode program's calls: it reads their results whole), ``tool_result``
-hooks, the ``tool_end`` event.
+concurrently in a task group, each answered by one tool message. Every call, whoever makes it (the model,
+or its program in code mode), goes through ``ToolLoop.run_one_call``: ``tool_call`` hooks, the
+``tool_start`` event, ``toolset.call_tool(name, arguments, ctx)`` on the chat's one toolset (its tools and
+built-ins, see ``_chat/chat_tools.py``) with an explicit :class:`CallContext`, ``tool_result`` hooks, the
+``tool_end`` event.
 
-``run_call`` turns one :class:`ToolCall` into a :class:`ToolResult`, whatever goes wrong: unknown
-names, arguments that are not JSON, a tool that fails, times out or whose server died all become error
-results the model can read, so the conversation carries on and every call gets its answer.
+A call always ends in a :class:`ToolResult`, whatever goes wrong: unknown names, arguments that are not
+JSON or do not fit, a tool that fails, times out or whose server died all become error results the model
+can read, so the conversation carries on and every call gets its answer.
 
 What a turn leaves in ``chat.messages``: if the model fails before answering, the messages of this turn
 (its question) are removed, so the question can simply be asked again. If the caller leaves a stream
@@ -34,17 +35,17 @@ import anyio
 
 from mcp_litellm import _llm
 from mcp_litellm._chat import hosted
-from mcp_litellm._chat.hooks import MessageContext, ToolContext
-from mcp_litellm._chat.loop_host import LoopHost
+from mcp_litellm._chat.chat_tools import ChatTools
+from mcp_litellm._chat.hooks import CallOrigin, ChatView, Hooks, MessageContext, ToolContext
+from mcp_litellm._chat.hosted.turn import HostedChat
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arguments
 from mcp_litellm._chat.prompt_cache import mark_breakpoints
 from mcp_litellm._chat.responses_api import check_api, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
-from mcp_litellm._chat.toolbox import LocalTool, ToolBox
-from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._client.tool import ToolResult
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import MCPLiteLLMError, ToolLoopLimitError
-from mcp_litellm._core.user_code import is_async_callable
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
@@ -54,7 +55,6 @@ logger = logging.getLogger("mcp_litellm")
 Emit = Callable[[Chunk], None]
 """Where ``tool_start`` / ``tool_end`` events go (``None``: nowhere, when the answer is not streamed)."""
 
-_NAME_LIMIT = 30  # how many tool names an "unknown tool" answer lists
 INTERRUPTED = "Tool call was not run: the conversation was interrupted before it ran."
 
 
@@ -68,13 +68,44 @@ class _Turn:
 
 
 class ToolLoop:
-    """Runs the turns of one :class:`Chat`: its messages, tools, hooks, limits and usage are the chat's."""
+    """Runs the turns of one chat: its conversation, limits and usage (``chat``, a :class:`ChatView`), its
+    tools (``tools``: every call goes to ``tools.toolset``), its ``hooks``, and ``provider_model`` (the model
+    whose provider rules apply) and ``check_params`` (the chat's LiteLLM keywords, checked before a request).
 
-    def __init__(self, chat: LoopHost) -> None:
+    ``host`` is the chat as the hosted MCP room reads it (``_chat/hosted/``: its servers, hooks and model)."""
+
+    def __init__(self, chat: ChatView, *, tools: ChatTools, hooks: Hooks, provider_model: Callable[[], str],
+                 check_params: Callable[[], None], host: HostedChat) -> None:
         self.chat = chat
+        self.tools = tools
+        self.hooks = hooks
+        self.provider_model = provider_model
+        self.check_params = check_params
+        self.host = host
         self.turn_usage = Usage()
         """Tokens and cost of the model requests of the current (or last) turn."""
         self._last_prompt_tokens = 0
+        self._emit: Emit | None = None  # the events of the round under way (a code-mode program's calls too)
+
+    def traced(self, chunks: AsyncGenerator[Chunk, None], secrets: tuple[str, ...]) -> AsyncGenerator[Chunk, None]:
+        """``chunks`` (one turn) inside an ``invoke_agent`` span when tracing (see ``_core.telemetry``);
+        ``secrets``: parameter values no attribute may show."""
+        if not telemetry.enabled():
+            return chunks
+        chat = self.chat
+        span = telemetry.start("invoke_agent", {"gen_ai.operation.name": "invoke_agent",
+                                                "gen_ai.request.model": chat.model})
+
+        def describe(span: Any) -> None:
+            usage, last = self.turn_usage, chat.last_message
+            span.set_attributes({"gen_ai.usage.input_tokens": usage.prompt_tokens,
+                                 "gen_ai.usage.output_tokens": usage.completion_tokens})
+            if usage.cost is not None:
+                span.set_attribute("mcp_litellm.usage.cost_usd", usage.cost)
+            if last is not None and last.finish_reason:
+                span.set_attribute("gen_ai.response.finish_reasons", [last.finish_reason])
+
+        return telemetry.steps(span, chunks, describe, secrets)
 
     # -- a turn ------------------------------------------------------------------------------------
 
@@ -90,8 +121,8 @@ class ToolLoop:
         try:
             # LiteLLM's first-use work, off the loop; its tokenizer only where tokens are counted: for tools,
             # and for a streamed answer (LiteLLM counts the tokens of a stream that reports no usage)
-            await _llm.prepare(chat._provider_model(), chat.router, tokens=stream or len(chat._tools) > 0)
-            chat._check_params()  # LiteLLM's parameters are known now: a keyword it does not know stops here
+            await _llm.prepare(self.provider_model(), chat.router, tokens=stream or len(self.tools.box) > 0)
+            self.check_params()  # LiteLLM's parameters are known now: a keyword it does not know stops here
             while not turn.done:
                 async with aclosing(self.step(turn)) as chunks:
                     async for chunk in chunks:
@@ -120,7 +151,7 @@ class ToolLoop:
         provider = message.provider
         if provider is not None:
             rounds_left = turn.rounds < limit
-            async with aclosing(hosted.settle(self.chat, provider, stopped=None if rounds_left else stopped,
+            async with aclosing(hosted.settle(self.host, provider, stopped=None if rounds_left else stopped,
                                               emit=turn.stream)) as events:
                 async for event in events:
                     yield event
@@ -148,7 +179,7 @@ class ToolLoop:
 
         If the caller leaves while a streamed answer is being written, the text received so far is added
         to the conversation as the model's answer (``chat.last_message``)."""
-        provider_items = bool(self.chat._hosted)  # hosted MCP servers: Responses items (_chat/hosted/)
+        provider_items = bool(self.host._hosted)  # hosted MCP servers: Responses items (_chat/hosted/)
         if not stream:
             answer = await self._complete(stream=False)
             yield hosted.read_response(answer) if provider_items else message_from_response(answer)
@@ -169,18 +200,17 @@ class ToolLoop:
 
     async def _complete(self, stream: bool) -> Any:
         chat = self.chat
-        await chat._tools.refresh()  # clients and groups given to with_tools(): their tools as they are now
         model = request_model(chat.model, check_api(chat.api), routed=chat.router is not None)
         kwargs: dict[str, Any] = {**chat.params, "model": model, "messages": list(chat.messages)}
-        tools = chat._offer.definitions(chat._provider_model(), chat.messages)
-        if chat._hosted:  # with hosted MCP servers: the provider's own Responses API (_chat/hosted/)
-            return await hosted.request(chat, tools, stream=stream)
+        tools = await self.tools.request_definitions(self.provider_model())  # live sources: their tools now
+        if self.host._hosted:  # with hosted MCP servers: the provider's own Responses API (_chat/hosted/)
+            return await hosted.request(self.host, tools, stream=stream)
         if tools:
             kwargs["tools"] = tools
-        mark_breakpoints(kwargs, chat._provider_model(), chat.prompt_cache)
+        mark_breakpoints(kwargs, self.provider_model(), chat.prompt_cache)
         if stream:
             kwargs["stream"] = True
-            if "stream_options" not in kwargs and _llm.streams_usage(chat._provider_model()):
+            if "stream_options" not in kwargs and _llm.streams_usage(self.provider_model()):
                 kwargs["stream_options"] = {"include_usage": True}  # else LiteLLM drops the stream's usage
         return await _llm.acompletion(router=chat.router, **kwargs)
 
@@ -190,7 +220,7 @@ class ToolLoop:
         self.count_usage(message)
         chat.messages.append(message.to_dict())
         chat.last_message = message
-        await chat._hooks.new_message(message, MessageContext(chat, rounds))
+        await self.hooks.new_message(message, MessageContext(chat, rounds))
 
     def count_usage(self, message: Message) -> None:
         """Add the usage of the request that wrote ``message`` to the turn's and the chat's (and set
@@ -198,7 +228,7 @@ class ToolLoop:
         chat = self.chat
         prompt, completion = message.input_tokens or 0, message.output_tokens or 0
         cache_read, cache_write = message.cache_read_tokens or 0, message.cache_write_tokens or 0
-        cost = _llm.completion_cost(chat._provider_model(), message.raw, prompt_tokens=prompt,
+        cost = _llm.completion_cost(self.provider_model(), message.raw, prompt_tokens=prompt,
                                     completion_tokens=completion, cache_read_tokens=cache_read,
                                     cache_write_tokens=cache_write)
         request = Usage(prompt, completion, cost, 1, cache_read, cache_write)
@@ -239,17 +269,19 @@ class ToolLoop:
                     round_task.cancel()
                     await asyncio.wait([round_task])
         self.chat.messages.extend(ToolResult.batch_messages(
-            [(c.id, r) for c, r in zip(calls, results, strict=True)], model=self.chat._provider_model()))
+            [(c.id, r) for c, r in zip(calls, results, strict=True)], model=self.provider_model()))
 
     async def answer_round(self, calls: list[ToolCall], emit: Emit | None) -> list[ToolResult]:
         """The results of one round's ``calls``, run concurrently, in the order of the calls."""
-        model = self.chat._provider_model()
+        model = self.provider_model()
         prompt = self._last_prompt_tokens or _llm.count_tokens(model, messages=self.chat.messages)
-        budget = self.chat._offer.result_budget_for(model, prompt, len(calls))
+        self.tools.budget.start_round(prompt, len(calls))
+        self._emit = emit
         results: dict[int, ToolResult] = {}
 
         async def answer(index: int, call: ToolCall) -> None:
-            results[index] = await self.run_one_call(call, emit=emit, budget=budget)
+            ctx = CallContext(origin="model", tool_call_id=call.id, timeout=self.chat.tool_timeout)
+            results[index] = await self.run_one_call(call, ctx)
 
         try:
             async with anyio.create_task_group() as group:
@@ -261,40 +293,46 @@ class ToolLoop:
             raise
         return [results[index] for index in range(len(calls))]
 
-    async def run_one_call(self, call: ToolCall, *, emit: Emit | None, budget: int | None,
-                           origin: str = "model") -> ToolResult:
-        """Run one tool call the way every call runs: ``tool_call`` hooks, a ``tool_start`` event, the tool
-        (or the chat's built-in tool of that name), the result cut to ``budget`` tokens, ``tool_result``
-        hooks, a ``tool_end`` event. Never raises for the tool's sake: failures are error results.
+    async def run_one_call(self, call: ToolCall, ctx: CallContext) -> ToolResult:
+        """Run one tool call the way every call runs: ``tool_call`` hooks, a ``tool_start`` event,
+        ``toolset.call_tool(call.name, arguments, ctx)``, ``tool_result`` hooks, a ``tool_end`` event. Never
+        raises for the tool's sake: failures are error results.
 
-        ``emit`` receives the events (``None``: no events); ``origin`` says who made the call (the hooks'
-        :attr:`ToolContext.origin`). ``budget=None``: the result is not cut (a call a code-mode program
-        made: the program reads it whole; only what it prints is for the model, and is cut then)."""
-        chat = self.chat
-        tool = chat._tools.get(call.name)
-        mcp_tool = tool if isinstance(tool, Tool) else None
-        context = ToolContext(chat=chat, call=call, tool_name=call.name,
-                              server=mcp_tool.client.name if mcp_tool else None, tool=mcp_tool, origin=origin)
-        await chat._hooks.tool_call(call, context)
+        ``ctx`` says who made the call (the hooks' :attr:`ToolContext.origin`), its id and code-mode run;
+        the events go to the round's (none when the answer is not streamed)."""
+        emit = self._emit
+        tool = self.tools.box.mcp_tool(call.name)
+        context = ToolContext(chat=self.chat, call=call, tool_name=call.name,
+                              server=tool.server if tool is not None else None, tool=tool, origin=_origin(ctx),
+                              code_run=ctx.code_run, call_context=ctx)
+        await self.hooks.tool_call(call, context)
         if emit is not None:
             emit(Chunk(event="tool_start", tool_call=call))
-        result = await self._execute(call, emit=emit, budget=budget)
-        await chat._hooks.tool_result(result, context)
+        result = await self._execute(call, ctx)
+        await self.hooks.tool_result(result, context)
         if emit is not None:
             emit(Chunk(event="tool_end", tool_call=call, tool_result=result))
         return result
 
-    async def _execute(self, call: ToolCall, *, emit: Emit | None, budget: int | None) -> ToolResult:
-        """The one place a call is routed: to a built-in tool of the chat, or to the tool of that name."""
-        chat = self.chat
-        model = chat._provider_model()
-        if chat._offer.handles(call.name) and budget is not None:
-            async def run_inner(inner: ToolCall) -> ToolResult:  # code mode: each call its program makes, whole
-                return await self.run_one_call(inner, emit=emit, budget=None, origin="code")
+    async def _execute(self, call: ToolCall, ctx: CallContext) -> ToolResult:
+        """The call's arguments parsed, then the chat's toolset: every failure an error result."""
+        try:
+            arguments = parse_arguments(call.arguments)
+        except ValueError as exc:
+            return ToolResult.error(f"Error: could not call {call.name}: {exc}. Call it again with the arguments "
+                                    "as one JSON object.", call.name)
+        try:
+            return await self.tools.toolset.call_tool(call.name, arguments, ctx)
+        except MCPLiteLLMError as exc:
+            return ToolResult.error(f"Error: the tool {call.name} failed: {exc}", call.name)
+        except Exception as exc:
+            logger.warning("tool %s raised %s: %s", call.name, type(exc).__name__, exc)
+            return ToolResult.error(f"Error: the tool {call.name} raised {type(exc).__name__}: {exc}", call.name)
 
-            return await chat._offer.run_builtin(call, model, budget, run_inner)
-        result = await run_call(chat._tools, call, timeout=chat.tool_timeout)
-        return result if budget is None else chat._offer.cut(result, model, budget)
+
+def _origin(ctx: CallContext) -> CallOrigin:
+    """Who made a call, as the hooks see it (a chat's calls come from the model, its program or the provider)."""
+    return "code" if ctx.origin == "code" else "provider" if ctx.origin == "provider" else "model"
 
 
 def answer_unanswered(messages: list[dict[str, Any]], text: str) -> None:
@@ -313,53 +351,3 @@ def answer_unanswered(messages: list[dict[str, Any]], text: str) -> None:
         while position < len(messages) and messages[position].get("role") == "tool":
             position += 1
         messages[position:position] = missing
-
-
-async def _run_local(tool: LocalTool, arguments: dict[str, Any], timeout: float | None) -> ToolResult:
-    """Run a local tool for at most ``timeout`` seconds; then an error result says it timed out.
-
-    An async function is cancelled; a sync one cannot be stopped, so its thread is left to finish alone.
-    """
-    with anyio.move_on_after(timeout):
-        return await tool.arun(arguments)
-    stopped = "it was cancelled" if is_async_callable(tool.function) else "the chat stopped waiting for it"
-    return ToolResult.error(f"Error: the tool {tool.name} timed out after {timeout:g}s; {stopped}.", tool.name)
-
-
-async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = None) -> ToolResult:
-    """Run one tool call; every failure becomes an error :class:`ToolResult` addressed to the model.
-
-    ``timeout`` bounds MCP tools and local functions alike (``None``: the client's request timeout for
-    MCP tools, no limit for local functions).
-    """
-    tool = toolbox.get(call.name)
-    if tool is None:
-        names = toolbox.names
-        shown = ", ".join(names[:_NAME_LIMIT]) + (" ..." if len(names) > _NAME_LIMIT else "")
-        return ToolResult.error(f"Error: there is no tool named {call.name!r}. Available tools: {shown or 'none'}.",
-                                call.name)
-    try:
-        arguments = parse_arguments(call.arguments)
-    except ValueError as exc:
-        return ToolResult.error(f"Error: could not call {call.name}: {exc}. Call it again with the arguments as "
-                                "one JSON object.", call.name)
-    token = telemetry.tool_call_id.set(call.id)  # the MCP tool's span names the model's call
-    try:
-        if isinstance(tool, Tool):
-            return await tool.aexecute(arguments, timeout=timeout)
-        with telemetry.span(f"execute_tool {tool.name}", {"gen_ai.operation.name": "execute_tool",
-                                                          "gen_ai.tool.name": tool.name, "gen_ai.tool.type": "function",
-                                                          "gen_ai.tool.call.id": call.id}) as span:
-            result = await _run_local(tool, arguments, timeout)
-            if result.is_error:
-                telemetry.fail(span, "tool_error")
-            return result
-    except MCPLiteLLMError as exc:
-        return ToolResult.error(f"Error: the tool {call.name} failed: {exc}", call.name)
-    except Exception as exc:
-        if isinstance(exc, TypeError) and isinstance(tool, LocalTool) and "argument" in str(exc):
-            return ToolResult.error(f"Error: wrong arguments for {call.name}: {exc}", call.name)
-        logger.warning("tool %s raised %s: %s", call.name, type(exc).__name__, exc)
-        return ToolResult.error(f"Error: the tool {call.name} raised {type(exc).__name__}: {exc}", call.name)
-    finally:
-        telemetry.tool_call_id.reset(token)

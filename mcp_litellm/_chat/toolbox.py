@@ -1,319 +1,309 @@
 """The tools a chat offers: MCP tools and local Python functions, under the names the model sees.
 
-``ToolBox`` holds them, checks that two different tools never share a name, and caches their LiteLLM
-definitions per model; ``LocalTool`` wraps a Python function (its schema from its type hints). Running a
-call is the tool loop's business (``_chat/tool_loop.py``).
+``ToolBox`` is the chat's inner :class:`~mcp_litellm._client.toolset.Toolset`: a
+:class:`~mcp_litellm._chat.function_toolset.FunctionToolset` of its local functions combined with the MCP
+clients and groups it was given (each reached through its own ``call_tool``), and the MCP tools given one
+by one (through their client). It checks that two different tools never share a name, keeps the tools in
+the order requests send them, and caches their LiteLLM definitions per model. The chat's built-in tools are
+wrappers around it (``_chat/tool_search/``, ``_chat/results.py``, ``_chat/code_mode/``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
-import json
 import logging
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
-from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._chat.function_toolset import FunctionToolset, LocalTool, checked_arguments, local_tool
+from mcp_litellm._client.tool import Tool
+from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.toolset import CallContext, ToolDef, Toolset
 from mcp_litellm._core.errors import ConfigError
-from mcp_litellm._core.naming import safe_tool_name
-from mcp_litellm._core.user_code import call_user_code
 
 if TYPE_CHECKING:
-    import pydantic
+    from mcp_litellm._client.client import Client
+    from mcp_litellm._servers.group import ClientGroup
+
+__all__ = ["ChatTool", "ChatToolset", "GroupTools", "LocalTool", "ToolBox", "checked_arguments", "local_tool",
+           "server_of"]
 
 logger = logging.getLogger("mcp_litellm")
 
+_NAME_LIMIT = 30  # how many tool names an "unknown tool" answer lists
 
-@dataclass(eq=False)
-class LocalTool:
-    """A Python function offered to the model next to MCP tools.
 
-    ``definition`` is the LiteLLM/OpenAI tool dict; ``function`` is called with the arguments as
-    keywords (sync functions run on the bounded worker pool of ``_core.user_code``, async ones are
-    awaited).
-    """
-
-    definition: dict[str, Any]
-    function: Callable[..., Any]
-    arguments_model: type[pydantic.BaseModel] | None = None
-    """For a function offered as itself: the pydantic model of its parameters, which gave the schema and
-    validates each call's arguments (``None``: the arguments are passed as they came)."""
+class ChatTool(ToolDef, Protocol):
+    """A tool of the chat as its wrappers read it (an MCP :class:`Tool` or a :class:`LocalTool`)."""
 
     @property
-    def name(self) -> str:
-        """The tool name the model sees."""
-        return str(self.definition["function"]["name"])
+    def mcp_name(self) -> str:
+        """The name its server gives it (a local function's own name)."""
+        ...
 
     @property
-    def server(self) -> None:
-        """A local function comes from no MCP server."""
-        return None
+    def description(self) -> str:
+        """What it does."""
+        ...
 
-    def renamed(self, name: str) -> LocalTool:
-        """The same function offered to the model as ``name``."""
-        definition = {**self.definition, "function": {**self.definition["function"], "name": name}}
-        return LocalTool(definition, self.function, self.arguments_model)
+    @property
+    def input_schema(self) -> dict[str, typing.Any]:
+        """The JSON schema of its arguments."""
+        ...
 
-    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
-        """The LiteLLM tool definition the function was offered with."""
-        return self.definition
-
-    async def arun(self, arguments: dict[str, Any]) -> ToolResult:
-        """Call the function and wrap what it returns as a :class:`ToolResult`.
-
-        With an :attr:`arguments_model`, the arguments are first validated and converted the way pydantic
-        (and FastAPI) do in lax mode (``"5"`` for an ``int`` is ``5``, a date string a ``date``, a dict a
-        model instance); arguments that do not fit give an error result naming them, without a call."""
-        if self.arguments_model is not None:
-            checked = checked_arguments(self.arguments_model, self.function, arguments)
-            if isinstance(checked, str):
-                return ToolResult.error(f"Error: wrong arguments for {self.name}: {checked}. Call it again with "
-                                        "arguments that fit its parameters.", self.name)
-            arguments = checked
-        value = await call_user_code(self.function, **arguments)
-        if isinstance(value, ToolResult):
-            return value
-        from mcp_types import TextContent
-
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        return ToolResult(content=[TextContent(type="text", text=text)], tool_name=self.name)
+    @property
+    def output_schema(self) -> dict[str, typing.Any] | None:
+        """The JSON schema of its structured result, if it declares one."""
+        ...
 
 
-_ERRORS_SHOWN = 5  # validation errors one answer lists
-_INPUT_SHOWN = 80  # characters of a rejected value shown
+class ChatToolset(Toolset, Protocol):
+    """A toolset of the chat (the :class:`ToolBox` or a wrapper of it) that can also list its tools without
+    listing the live sources again (for the blocking :meth:`Chat.tool_definitions`)."""
+
+    async def list_tools(self) -> Sequence[ToolDef]:
+        """The tools, the live sources listed first."""
+        ...
+
+    def listed_now(self) -> Sequence[ToolDef]:
+        """The tools, with the live sources' tools as last listed."""
+        ...
 
 
-def checked_arguments(model: type[pydantic.BaseModel], function: Callable[..., Any],
-                      arguments: dict[str, Any]) -> dict[str, Any] | str:
-    """``arguments`` validated and converted by ``model`` (the function's parameters), or what is wrong
-    with them, in a line for the model. Arguments the function has no parameter for are refused, unless it
-    takes ``**kwargs`` (they are then passed on as they are)."""
-    import pydantic
+class GroupTools:
+    """A :class:`~mcp_litellm.ClientGroup` as a :class:`Toolset` (its merged tools; a call goes to the
+    client of the tool the name stands for), until the group implements the interface itself."""
 
-    fields = model.model_fields
-    extra = [name for name in arguments if name not in fields]
-    if extra and not _takes_kwargs(function):
-        return f"unexpected argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} (its parameters " \
-               f"are {', '.join(map(repr, fields)) or 'none'})"
-    try:
-        instance = model.model_validate({name: value for name, value in arguments.items() if name in fields})
-    except pydantic.ValidationError as exc:
-        problems = []
-        for error in exc.errors(include_url=False)[:_ERRORS_SHOWN]:
-            where = ".".join(str(part) for part in error["loc"]) or "arguments"
-            problem = f"{where}: {error['msg']}"
-            if error["type"] != "missing":
-                shown = repr(error.get("input"))
-                problem += f" (got {shown[:_INPUT_SHOWN]}{'...' if len(shown) > _INPUT_SHOWN else ''})"
-            problems.append(problem)
-        more = exc.error_count() - len(problems)
-        return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
-    # only what the model gave (converted): the function's own defaults apply to the rest
-    checked = {name: getattr(instance, name) for name in instance.model_fields_set}
-    return {**{name: value for name, value in arguments.items() if name not in fields}, **checked}
+    def __init__(self, group: ClientGroup) -> None:
+        self.group = group
+
+    async def list_tools(self) -> list[Tool]:
+        """The group's merged tools."""
+        return await self.group.atools()
+
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
+        """Call the group's tool ``name`` through its client's ``call_tool``."""
+        tool = await self.group.atool(name)
+        return await _client_of(tool).call_tool(tool.mcp_name, arguments, ctx)
 
 
-def _takes_kwargs(function: Callable[..., Any]) -> bool:
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return True
-    return any(p.kind is p.VAR_KEYWORD for p in parameters)
+@dataclass(frozen=True)
+class _Entry:
+    """A tool of the box: what it is, the toolset that calls it and its name there, and what makes it the
+    same tool as another entry (the same function, or the same server tool)."""
+
+    tool: Tool | LocalTool
+    owner: Toolset
+    inner: str
+    mcp: Tool | None
+    identity: tuple[int, str]
 
 
-def _parameters_model(function: Callable[..., Any]) -> type[pydantic.BaseModel]:
-    """A pydantic model of ``function``'s keyword parameters, from its type hints: its JSON schema is the
-    tool's, and it validates the model's arguments (so the two always agree)."""
-    import pydantic
+class _Source:
+    """A client or group given live: its tools as a :class:`Toolset`, and their sync listing."""
 
-    try:
-        hints = typing.get_type_hints(function)
-    except Exception:  # unresolvable annotations: fall back to "any value"
-        hints = {}
-    fields: dict[str, Any] = {}
-    for name, parameter in inspect.signature(function).parameters.items():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
-            continue
-        default = ... if parameter.default is parameter.empty else parameter.default
-        fields[name] = (hints.get(name, Any), default)
-    model: type[pydantic.BaseModel] = pydantic.create_model(getattr(function, "__name__", "tool"), **fields)
-    return model
+    def __init__(self, item: Client | ClientGroup, toolset: Toolset) -> None:
+        self.item = item
+        self.toolset = toolset
 
-
-def _schema_of(model: type[pydantic.BaseModel]) -> dict[str, Any]:
-    """The tool's JSON schema: ``model``'s, without pydantic's titles."""
-    schema: dict[str, Any] = model.model_json_schema()
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    return schema
-
-
-def local_tool(item: Any) -> LocalTool:
-    """A :class:`LocalTool` from a function, a ``(tool dict, function)`` pair, or a tool dict with a
-    ``"function"`` callable under the key ``"callable"``."""
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1]):
-        return LocalTool(_checked_definition(item[0]), item[1])
-    if isinstance(item, Mapping):
-        function = item.get("callable")
-        if not callable(function):
-            raise ConfigError(
-                f"the tool dict {_dict_name(item)!r} has no Python function to run: pass it as a (tool_dict, "
-                "function) pair, or put the function under the key 'callable'"
-            )
-        definition = {k: v for k, v in item.items() if k != "callable"}
-        return LocalTool(_checked_definition(definition), function)
-    if callable(item) and not isinstance(item, type):
-        name = safe_tool_name(getattr(item, "__name__", "tool"))
-        doc = inspect.getdoc(item) or ""
-        description = doc.split("\n\n", 1)[0].strip() or name
-        model = _parameters_model(item)
-        return LocalTool({"type": "function", "function": {"name": name, "description": description,
-                                                           "parameters": _schema_of(model)}}, item, model)
-    raise ConfigError(
-        f"with_tools() takes MCP tools, clients and client groups, Python functions, (tool_dict, function) pairs "
-        f"or tool dicts with a 'callable'; got {type(item).__name__}"
-    )
-
-
-def _dict_name(definition: Mapping[str, Any]) -> str:
-    function = definition.get("function")
-    return str(function.get("name")) if isinstance(function, Mapping) else "?"
-
-
-def _checked_definition(definition: Mapping[str, Any]) -> dict[str, Any]:
-    function = definition.get("function")
-    if definition.get("type", "function") != "function" or not isinstance(function, Mapping):
-        raise ConfigError('a tool dict must look like {"type": "function", "function": {"name": ..., '
-                          '"description": ..., "parameters": {...}}}')
-    name = function.get("name")
-    if not isinstance(name, str) or safe_tool_name(name) != name:
-        raise ConfigError(f"tool name {name!r} is not valid for LLM providers: use 1-64 characters "
-                          "from a-z, A-Z, 0-9, '_' and '-'")
-    return {"type": "function", "function": {"parameters": {"type": "object", "properties": {}}, **function}}
+    def entries(self, listed: Iterable[Tool]) -> list[_Entry]:
+        return [_Entry(tool, self.toolset, tool.name, tool, _mcp_identity(tool)) for tool in listed]
 
 
 class ToolBox:
     """The tools of one chat, by the name the model sees, with their definitions cached per model.
 
     Besides tools, it holds *live* sources (a :class:`~mcp_litellm.Client` or
-    :class:`~mcp_litellm.ClientGroup`): :meth:`refresh`, before each model request, puts their current
-    tools in (what a list_changed brought; never a tool their pins withhold).
+    :class:`~mcp_litellm.ClientGroup`): :meth:`refresh` (and :meth:`list_tools`), before each model request,
+    puts their current tools in (what a list_changed brought; never a tool their pins withhold).
     """
 
     def __init__(self) -> None:
-        self._given: dict[str, Tool | LocalTool] = {}
-        self._sources: list[Any] = []
-        self._live: dict[str, Tool] = {}
-        self._live_key: tuple[Any, ...] = ()
-        self._tools: dict[str, Tool | LocalTool] = {}
-        self._definitions: dict[str | None, list[dict[str, Any]]] = {}
+        self.functions = FunctionToolset()
+        self._local: dict[str, LocalTool] = {}
+        self._given: dict[str, _Entry] = {}
+        self._sources: list[_Source] = []
+        self._live: dict[str, _Entry] = {}
+        self._live_key: tuple[object, ...] = ()
+        self._entries: dict[str, _Entry] = {}
+        self._definitions: dict[str | None, list[dict[str, typing.Any]]] = {}
+        self._by_name: dict[str | None, dict[str, dict[str, typing.Any]]] = {}
         self.version = 0
         """Grows with every change (so indexes built from the tools know when to rebuild)."""
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._entries)
 
     def __iter__(self) -> typing.Iterator[Tool | LocalTool]:
-        return iter(self._tools.values())
+        return iter([entry.tool for entry in self._entries.values()])
 
     def _changed(self) -> None:
-        self._tools = {**self._live, **self._given}
+        self._entries = {**self._live, **self._given}
+        self.functions.tools = {name: tool for name, tool in self._local.items() if name in self._entries}
         self._definitions.clear()
+        self._by_name.clear()
         self.version += 1
 
     def clear(self) -> None:
         """Remove every tool (and live source)."""
         self._given.clear()
+        self._local.clear()
         self._sources.clear()
         self._live, self._live_key = {}, ()
         self._changed()
 
-    def add(self, items: Iterable[Any]) -> None:
+    def add(self, items: Iterable[object]) -> None:
         """Add MCP tools, local functions and tool dicts (lists and tuples of tools are flattened), and
         live sources (clients and groups)."""
         for item in _flatten(items):
-            if _is_source(item):
-                if not any(source is item for source in self._sources):
-                    self._sources.append(item)
+            source = _source(item)
+            if source is not None:
+                if not any(known.item is item for known in self._sources):
+                    self._sources.append(source)
                 continue
-            tool = item if isinstance(item, Tool) else local_tool(item)
-            current = self._given.get(tool.name) or self._live.get(tool.name)
-            if current is not None and not _same(current, tool):
+            entry = self._entry(item)
+            current = self._given.get(entry.tool.name) or self._live.get(entry.tool.name)
+            if current is not None and current.identity != entry.identity:
                 raise ConfigError(
-                    f"two different tools are named {tool.name!r}{_origins(current, tool)}: create the clients "
-                    "with with_prefix=True (or use ml.ClientGroup, which prefixes clashing names), or leave one out"
-                )
-            self._given[tool.name] = tool
+                    f"two different tools are named {entry.tool.name!r}{_origins(current, entry)}: create the "
+                    "clients with with_prefix=True (or use ml.ClientGroup, which prefixes clashing names), or "
+                    "leave one out")
+            self._given[entry.tool.name] = entry
         self._changed()
+
+    def _entry(self, item: object) -> _Entry:
+        """The entry of a tool given by itself: an MCP tool (called through its client) or a function."""
+        if isinstance(item, Tool):  # the one door where a given item's kind is told
+            return _Entry(item, _client_of(item), item.mcp_name, item, _mcp_identity(item))
+        tool = local_tool(item)
+        self._local[tool.name] = tool
+        return _Entry(tool, self.functions, tool.name, None, (id(tool.function), ""))
 
     async def refresh(self) -> None:
         """Put the live sources' current tools in (their listings are cached until a list_changed)."""
-        if not self._sources:
-            return
-        listed = [tool for source in self._sources for tool in await source.atools()]
-        self._take(listed)
+        if self._sources:
+            self._take([entry for source in self._sources
+                        for entry in source.entries(await source.item.atools())])
 
     def refresh_now(self) -> None:
         """:meth:`refresh` for blocking code; inside a running event loop it keeps the last known tools."""
         if not self._sources or _loop_running():
             return
-        self._take([tool for source in self._sources for tool in source.tools()])
+        self._take([entry for source in self._sources for entry in source.entries(source.item.tools())])
 
-    def _take(self, listed: list[Tool]) -> None:
-        live: dict[str, Tool] = {}
-        for tool in listed:
-            current = self._given.get(tool.name) or live.get(tool.name)
-            if current is not None and not _same(current, tool):
-                logger.warning("two different tools are named %r%s; the chat offers the first", tool.name,
-                               _origins(current, tool))
+    def _take(self, listed: list[_Entry]) -> None:
+        live: dict[str, _Entry] = {}
+        for entry in listed:
+            name = entry.tool.name
+            current = self._given.get(name) or live.get(name)
+            if current is not None and current.identity != entry.identity:
+                logger.warning("two different tools are named %r%s; the chat offers the first", name,
+                               _origins(current, entry))
                 continue
-            live[tool.name] = tool
+            live[name] = entry
         # a new listing makes new schema objects; the same cached listing (or a group's renamed copies of
         # it) keeps them, so the definitions and the search index are rebuilt only when the tools changed
-        key = tuple((t.name, id(t.client), t.mcp_name, t.description, id(t.input_schema)) for t in live.values())
+        key = tuple((name, *entry.identity, entry.tool.description, id(entry.tool.input_schema))
+                    for name, entry in live.items())
         if key != self._live_key:
             self._live, self._live_key = live, key
             self._changed()
 
+    # -- the Toolset interface -----------------------------------------------------------------------
+
+    async def list_tools(self) -> list[Tool | LocalTool]:
+        """The tools as they are now (the live sources listed first), in :meth:`ordered` order."""
+        await self.refresh()
+        return self.ordered()
+
+    def listed_now(self) -> list[Tool | LocalTool]:
+        """:meth:`list_tools` without listing the live sources again (their tools as last listed)."""
+        return self.ordered()
+
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
+        """Call the tool the model calls ``name`` through the toolset that offers it; a name no tool has is an
+        error result naming the tools there are (for the model to try again)."""
+        entry = self._entries.get(name)
+        if entry is None:
+            names = self.names
+            shown = ", ".join(names[:_NAME_LIMIT]) + (" ..." if len(names) > _NAME_LIMIT else "")
+            return ToolResult.error(f"Error: there is no tool named {name!r}. Available tools: {shown or 'none'}.",
+                                    name)
+        return await entry.owner.call_tool(entry.inner, arguments, ctx)
+
+    # -- reading -------------------------------------------------------------------------------------
+
     def get(self, name: str) -> Tool | LocalTool | None:
         """The tool the model calls ``name``, or ``None``."""
-        return self._tools.get(name)
+        entry = self._entries.get(name)
+        return entry.tool if entry is not None else None
+
+    def mcp_tool(self, name: str) -> Tool | None:
+        """The MCP :class:`Tool` the model calls ``name``, or ``None`` (a local function, or no tool)."""
+        entry = self._entries.get(name)
+        return entry.mcp if entry is not None else None
 
     @property
     def names(self) -> list[str]:
         """The names the model sees."""
-        return list(self._tools)
+        return list(self._entries)
 
     def ordered(self) -> list[Tool | LocalTool]:
         """The tools by server, then name (local functions first): the order definitions are sent in,
         the same in every request, so providers' prompt caches keep matching."""
-        return sorted(self._tools.values(), key=lambda t: (server_of(t), t.name))
+        return sorted((entry.tool for entry in self._entries.values()), key=lambda t: (server_of(t), t.name))
 
-    def definitions(self, model: str | None) -> list[dict[str, Any]]:
+    def definitions(self, model: str | None) -> list[dict[str, typing.Any]]:
         """LiteLLM tool definitions for ``model`` (its provider's schema rules applied), in :meth:`ordered`
         order, cached."""
         cached = self._definitions.get(model)
         if cached is None:
-            cached = [t.to_litellm(model) if isinstance(t, Tool) else t.definition for t in self.ordered()]
+            cached = [t.to_litellm(model) for t in self.ordered()]
             self._definitions[model] = cached
         return cached
 
+    def definition(self, tool: ToolDef, model: str | None) -> dict[str, typing.Any]:
+        """``tool``'s definition for ``model``: the cached one when it is one of the box's tools."""
+        by_name = self._by_name.get(model)
+        if by_name is None:
+            by_name = self._by_name[model] = {d["function"]["name"]: d for d in self.definitions(model)}
+        entry = self._entries.get(tool.name)
+        if entry is not None and entry.tool is tool:
+            return by_name[tool.name]
+        return tool.to_litellm(model)
 
-def server_of(tool: Tool | LocalTool) -> str:
-    """The name of the server offering ``tool`` (``""`` for a local function)."""
-    return tool.client.name if isinstance(tool, Tool) else ""
+
+def server_of(tool: ToolDef) -> str:
+    """The name of the server offering ``tool`` (``""`` for a local function or a built-in)."""
+    return tool.server or ""
 
 
-def _is_source(item: Any) -> bool:
-    """Whether ``item`` is a live source of tools: a client or a group (offered with its current tools)."""
+def _client_of(tool: Tool) -> Client:
+    """The client a given MCP tool is called through (a :class:`Toolset` itself)."""
+    from mcp_litellm._client.client import Client
+
+    client = tool.client
+    if not isinstance(client, Client):
+        raise ConfigError(f"tool {tool.name!r} does not come from an mcp_litellm Client, so the chat cannot call it")
+    return client
+
+
+def _mcp_identity(tool: Tool) -> tuple[int, str]:
+    return id(tool.client), tool.mcp_name
+
+
+def _source(item: object) -> _Source | None:
+    """``item`` as a live source of tools when it is a client or a group (offered with its current tools)."""
     from mcp_litellm._client.client import Client
     from mcp_litellm._servers.group import ClientGroup
 
-    return isinstance(item, Client | ClientGroup)
+    if isinstance(item, Client):
+        return _Source(item, item)
+    if isinstance(item, ClientGroup):
+        return _Source(item, GroupTools(item))
+    return None
 
 
 def _loop_running() -> bool:
@@ -324,7 +314,7 @@ def _loop_running() -> bool:
     return True
 
 
-def _flatten(items: Iterable[Any]) -> typing.Iterator[Any]:
+def _flatten(items: Iterable[object]) -> typing.Iterator[object]:
     for item in items:
         if isinstance(item, list | set | frozenset) or (isinstance(item, tuple) and not _is_pair(item)):
             yield from _flatten(item)
@@ -332,18 +322,13 @@ def _flatten(items: Iterable[Any]) -> typing.Iterator[Any]:
             yield item
 
 
-def _is_pair(item: tuple[Any, ...]) -> bool:
+def _is_pair(item: tuple[object, ...]) -> bool:
     return len(item) == 2 and isinstance(item[0], Mapping) and callable(item[1])
 
 
-def _same(a: Tool | LocalTool, b: Tool | LocalTool) -> bool:
-    if isinstance(a, Tool) and isinstance(b, Tool):
-        return a.client is b.client and a.mcp_name == b.mcp_name
-    return a is b or (isinstance(a, LocalTool) and isinstance(b, LocalTool) and a.function is b.function)
-
-
-def _origins(a: Tool | LocalTool, b: Tool | LocalTool) -> str:
-    def origin(tool: Tool | LocalTool) -> str:
-        return f"server {tool.client.name!r}" if isinstance(tool, Tool) else "a local function"
+def _origins(a: _Entry, b: _Entry) -> str:
+    def origin(entry: _Entry) -> str:
+        return f"server {entry.tool.server!r}" if entry.tool.server else "a local function"
 
     return f" ({origin(a)} and {origin(b)})"
+

@@ -230,7 +230,7 @@ def run_chat(args: argparse.Namespace) -> int:
 
 def _banner(args: argparse.Namespace, chat: Chat, count: int, servers: Sequence[str]) -> str:
     """What the chat says first: the model, the tools, and whether (and why) the model must search for them."""
-    from mcp_litellm._chat.offer import MAX_TOOLS
+    from mcp_litellm._chat.tool_search import MAX_TOOLS
 
     tools = f"{count} tool{'s' if count != 1 else ''}"
     lines = [f"{PROG} chat with {args.model}; {tools} from {', '.join(servers)}."]

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable
 from typing import TypeVar, cast
 
-__all__ = ["keyword_only"]
+__all__ = ["deprecated_form", "keyword_only"]
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -54,3 +54,9 @@ def keyword_only(*names: str) -> Callable[[F], F]:
         return cast(F, functools.wraps(fn)(call))
 
     return decorate
+
+
+def deprecated_form(message: str, *, stacklevel: int = 3) -> None:
+    """Warn (``DeprecationWarning``) that a call form still works but is deprecated; ``message`` says what
+    to write instead. ``stacklevel`` 3: the caller of the function that calls this."""
+    warnings.warn(message, DeprecationWarning, stacklevel=stacklevel)

@@ -160,3 +160,17 @@ def test_the_renaming_rule():
     assert builtin_name("search_tools", {"echo"}) == "search_tools"
     assert builtin_name("search_tools", {"search_tools"}) == "mcp_litellm_search_tools"
     assert builtin_name("read_result", {"read_result", "mcp_litellm_read_result"}) == "mcp_litellm_read_result_2"
+
+
+def test_a_programs_search_gives_way_to_a_tool_of_its_name_as_in_the_chat(llm, bm25):
+    # one rule in the chat and in the program: the server's search_tools keeps its name, the built-in search
+    # is mcp_litellm_search_tools (before, the program renamed the server's tool to search_tools_)
+    program = "print(await search_tools(query='x'))\nprint(await mcp_litellm_search_tools('weather forecast'))"
+    llm.then(Turn(tool_calls=[("c1", "mcp_litellm_run_code", {"code": program})]), Turn(content="Ran."))
+    chat = new_chat(code_mode=True, tool_search=True).with_tools(bm25.tools())
+    assert chat.ask("search").content == "Ran."
+    [tool] = llm.requests[0]["tools"]
+    assert "print(await mcp_litellm_search_tools(" in tool["function"]["description"]
+    output = llm.tool_messages(1)[0]["content"]
+    assert output.startswith("the server searched for x\n"), output
+    assert "async def weather_forecast(city: str)" in output

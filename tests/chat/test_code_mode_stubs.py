@@ -11,7 +11,7 @@ def test_tool_names_become_stable_distinct_identifiers():
     assert mapped["add"] == "add" and mapped["fs_read_file"] == "fs_read_file"  # identifiers keep their names
     assert {mapped["fs.read-file"], mapped["fs-read.file"]} == {"fs_read_file_2", "fs_read_file_3"}
     assert mapped["2fast"] == "_2fast" and mapped["class"] == "class_" and mapped["sum"] == "sum_"
-    assert mapped["search_tools"] == "search_tools_"  # the sandbox's own function is not shadowed
+    assert mapped["search_tools"] == "search_tools"  # a tool keeps its name; the program's search gives way
     assert all(n.isidentifier() for n in mapped.values()) and len(set(mapped.values())) == len(names)
     assert name_tools(reversed(names)) == mapped  # the same whatever the order
 

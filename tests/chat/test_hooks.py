@@ -135,3 +135,46 @@ async def test_streamed_tool_events_and_context_hooks_agree(llm, make_client):
     assert "hook-call s None" in order and "hook-call a maths" in order
     assert_history_valid(chat.messages)
     assert [m["content"] for m in chat.messages if m["role"] == "tool"] == ["7", "3"]
+
+
+def test_guessed_hook_forms_still_work_with_a_deprecation_warning(llm, make_client):
+    client = make_client("memory")
+    seen: list[str] = []
+    llm.then(Turn(tool_calls=[("c1", "add", {"a": 1, "b": 2})]), Turn(content="3"))
+    chat = new_chat().with_tools(client.tool("add"))
+    with pytest.warns(DeprecationWarning, match=r"on_tool_call\(fn, context=True\)") as caught:
+        chat.on_tool_call(lambda call: seen.append(f"call {call.id}"))
+    assert caught[0].filename == __file__  # the warning points at the registration
+    with pytest.warns(DeprecationWarning, match=r"on_tool_result\(fn, context=True\)"):
+        chat.on_tool_result(lambda call, result: seen.append(f"result {call.id} {result.text}"))
+    with pytest.warns(DeprecationWarning, match=r"on_new_message\(fn, context=True\)"):
+        chat.on_new_message(lambda: seen.append("message"))
+    chat.ask("1+2")
+    assert seen == ["message", "call c1", "result c1 3", "message"]
+
+
+def test_hooks_registered_with_context_do_not_warn(llm, make_client):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        (new_chat().on_tool_call(lambda call, context: None, context=True)
+         .on_tool_result(lambda result, context: None, context=True)
+         .on_new_message(lambda message, context: None, context=True))
+
+
+def test_a_programs_calls_reach_the_hooks_with_origin_code_and_their_run(llm, make_client):
+    client = make_client("memory", name="maths")
+    contexts: list[ml.ToolContext] = []
+    program = "x = await add(a=1, b=2)\nawait add(a=x, b=3)"
+    llm.then(Turn(tool_calls=[("c1", "run_code", {"code": program})]), Turn(content="6"))
+    chat = new_chat(code_mode=True).with_tools(client.tool("add")).on_tool_call(
+        lambda _, context: contexts.append(context), context=True)
+    assert chat.ask("add").content == "6"
+    outer, *inner = contexts
+    assert (outer.origin, outer.code_run, outer.server) == ("model", None, None)
+    assert outer.call_context is not None and outer.call_context.tool_call_id == "c1"
+    assert [(c.origin, c.server, c.call.id) for c in inner] == [("code", "maths", "c1.1"), ("code", "maths", "c1.2")]
+    runs = {id(c.code_run) for c in inner}
+    assert len(runs) == 1 and inner[0].code_run is not None and inner[0].code_run.tool_call_id == "c1"
+    assert all(c.call_context is not None and c.call_context.code_run is c.code_run for c in inner)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_litellm._chat.search_words import phrases, shapes, stem, word_meanings, words
 from mcp_litellm._chat.tool_search import ToolIndex, entry
+from mcp_litellm._chat.tool_search.words import phrases, shapes, stem, word_meanings, words
 
 
 def read(text: str) -> list[str]:

@@ -80,7 +80,7 @@ def test_a_cut_keeps_media_and_the_store_is_bounded():
 
 
 def test_values_read_as_their_kind_and_words_grouped_by_meaning():
-    from mcp_litellm._chat.search_words import query_groups, shapes
+    from mcp_litellm._chat.tool_search.words import query_groups, shapes
 
     assert words(shapes("open notes.md and https://x.org/a?b=1")) == ["open", "fil", "url", "web", "pag"]
     assert words(shapes("a folder called drafts in /var/data")) == ["folder", "nam", "path"]

@@ -324,3 +324,12 @@ def test_off_hooks_undo_their_registrations(llm, make_client):
     assert chat.off_tool_result(on_result).off_new_message(on_message).off_new_message(on_message) is chat
     assert chat.ask("2+2").content == "4"
     assert seen == ["kept", "kept"]
+
+
+async def test_atool_definitions_lists_a_live_client_now_where_tool_definitions_cannot(make_client):
+    client = make_client("memory")
+    chat = new_chat().with_tools(client)
+    assert chat.tool_definitions() == []  # inside a running loop: the tools as of the last request (none yet)
+    names = [d["function"]["name"] for d in await chat.atool_definitions()]
+    assert "add" in names and names == [t.name for t in sorted(await client.atools(), key=lambda t: t.name)]
+    assert [d["function"]["name"] for d in chat.tool_definitions()] == names  # and now they are known

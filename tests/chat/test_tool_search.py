@@ -416,3 +416,23 @@ def test_a_server_under_a_short_name_is_found_by_the_name_it_gives_itself(llm, c
         new_chat().with_tools(catalog.tools(), kg.tools()).ask("?")
     listed = re.findall(r"^- (\w+):", llm.tool_messages(1)[0]["content"], re.MULTILINE)
     assert listed[0] == "prune"  # "memory" is in no word of the tool, only in its server's own name
+
+
+def test_code_modes_search_ranks_with_the_chats_ranker(embedder, catalog, request):
+    # the same query, with an embedding model: the chat's search_tools and the program's find the same tools
+    # (before, the program ranked by words alone, and found nothing for "pour")
+    query = "will it pour tomorrow"
+    model = embedding_model(request)
+    embedder.llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": query})]), Turn(content="ok"),
+                      Turn(tool_calls=[("c2", "run_code", {"code": f"print(await search_tools({query!r}))"})]),
+                      Turn(content="ok"))
+    new_chat(tool_search_embedding=model).with_tools(catalog.tools()).ask("?")
+    by_chat = re.findall(r"^- (\w+):", embedder.llm.tool_messages(1)[0]["content"], re.MULTILINE)
+    chat = new_chat(tool_search_embedding=model, code_mode=True).with_tools(catalog.tools())
+    chat.ask("?")
+    description = embedder.llm.requests[2]["tools"][0]["function"]["description"]
+    assert "await search_tools(" in description  # 500 tools: the program searches
+    output = embedder.llm.tool_messages(3)[0]["content"]
+    by_program = re.findall(r"async def (\w+)\(", output)
+    assert len(by_chat) == 5 and all("forecast" in name for name in by_chat)
+    assert by_program == by_chat, output

@@ -3,10 +3,10 @@
 - :mod:`.settings`: :class:`CodeMode`, the limits, and the check that the sandbox is installed;
 - :mod:`.stubs`: the typed async stubs of the tools and their Python names;
 - :mod:`.sandbox`: running a program in a pydantic-monty worker;
-- :mod:`.engine`: the ``run_code`` tool (its definition, one run) as the chat's offer uses it.
+- :mod:`.engine`: :class:`CodeModeToolset`, the wrapper offering ``run_code`` and running its programs.
 """
 
-from mcp_litellm._chat.code_mode.engine import RUN_CODE, CodeModeOffer, RunInner
+from mcp_litellm._chat.code_mode.engine import RUN_CODE, CodeModeToolset, RunInner
 from mcp_litellm._chat.code_mode.settings import CodeMode, code_mode_settings
 
-__all__ = ["RUN_CODE", "CodeMode", "CodeModeOffer", "RunInner", "code_mode_settings"]
+__all__ = ["RUN_CODE", "CodeMode", "CodeModeToolset", "RunInner", "code_mode_settings"]

@@ -1,74 +1,77 @@
-"""Code mode in a chat: the ``run_code`` tool the model gets instead of the tools, and one run of it.
+"""Code mode in a chat: :class:`CodeModeToolset`, the wrapper that offers the model one tool, ``run_code``,
+instead of the tools it wraps, and runs its programs.
 
-The chat's offer asks :class:`CodeModeOffer` for the request's tool definitions and hands it each
-``run_code`` call together with ``run_inner``: the chat's own single-call path (hooks, approval, events,
-telemetry). Every tool the program awaits goes through that path as a call of its own, and its result reaches
-the program whole: the chat's result budget is for the model, so it applies to what the program prints.
+Every tool the program awaits is a call of its own through the chat's single-call path (``run_inner``: hooks,
+approval, events, telemetry), with a :class:`CallContext` of origin ``"code"`` naming the run; its result
+reaches the program whole (the chat's result budget is for the model, so it applies to what the program
+prints). The program's ``search_tools`` ranks with the chat's own ranker (:class:`SearchToolset`), and is
+named by the chat's rule for built-ins: a tool of that name keeps it, the search is then
+``mcp_litellm_search_tools``.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 
-from mcp_litellm._chat.builtin_names import RUN_CODE
+from mcp_litellm._chat.builtin_names import RUN_CODE, SEARCH_TOOL, BuiltinNames, BuiltinTool, builtin_name
 from mcp_litellm._chat.code_mode.sandbox import Outcome, run_program
 from mcp_litellm._chat.code_mode.settings import CodeMode
 from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, parameter_order, stub_text, unwrap_result
-from mcp_litellm._chat.message import ToolCall, parse_arguments
-from mcp_litellm._chat.toolbox import LocalTool, ToolBox
-from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._chat.message import ToolCall
+from mcp_litellm._chat.tool_search.toolset import SEARCH_LIMIT, SearchToolset
+from mcp_litellm._chat.toolbox import ChatTool, ToolBox
+from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.toolset import CallContext, ToolDef
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
 
-__all__ = ["RUN_CODE", "CodeModeOffer", "RunInner"]
+__all__ = ["RUN_CODE", "CodeModeToolset", "RunInner"]
 
-SEARCH_LIMIT = 5
-
-RunInner = Callable[[ToolCall], Awaitable[ToolResult]]
-"""Runs one tool call through the chat's single-call path and returns its whole result."""
+RunInner = Callable[[ToolCall, CallContext], Awaitable[ToolResult]]
+"""Runs one tool call a program made through the chat's single-call path and returns its whole result."""
 
 
-class _Index(Protocol):
-    def search(self, query: str, limit: int) -> Sequence[Any]: ...
+class CodeModeToolset:
+    """Per chat, while code mode is on: the ``run_code`` tool over the tools of ``tools`` (every other call
+    goes to them), and the runs of the model's programs.
 
+    ``search`` is the chat's tool search (whether to list the stubs or let the program search, and the
+    ranker); ``model`` gives the chat's provider model; ``run_inner`` (set by the tool loop) runs each call a
+    program makes."""
 
-class OfferLike(Protocol):
-    """What code mode needs of the chat's :class:`~mcp_litellm._chat.offer.Offer`."""
-
-    tools: ToolBox
-
-    def use_search(self, model: str) -> bool: ...
-    def index(self) -> Any: ...
-    def cut(self, result: ToolResult, model: str, budget: int) -> ToolResult: ...
-
-
-class CodeModeOffer:
-    """Per chat, while code mode is on: the ``run_code`` definition and the runs of the model's programs."""
-
-    def __init__(self, settings: CodeMode) -> None:
+    def __init__(self, settings: CodeMode, tools: ToolBox, names: BuiltinNames, search: SearchToolset, *,
+                 model: Callable[[], str], run_inner: RunInner | None = None) -> None:
         self.settings = settings
-        self._stubs: tuple[int, dict[str, Stub]] | None = None  # by python name, per toolbox version
+        self.tools = tools
+        self.names = names
+        self.search = search
+        self.model = model
+        self.run_inner = run_inner
+        self._stubs: tuple[int, dict[str, Stub], str] | None = None  # per toolbox version
 
     # -- what the model sees ---------------------------------------------------------------------------
 
-    def stubs(self, tools: ToolBox) -> dict[str, Stub]:
+    def stubs(self) -> dict[str, Stub]:
         """Every tool's stub, by its Python name (rebuilt when the tools change)."""
-        if self._stubs is None or self._stubs[0] != tools.version:
-            names = name_tools(t.name for t in tools)
-            stubs = {}
-            for tool in tools.ordered():
-                python_name = names[tool.name]
-                stubs[python_name] = _stub(tool, python_name)
-            self._stubs = (tools.version, stubs)
-        return self._stubs[1]
+        return self._built()[0]
 
-    def definition(self, offer: OfferLike, model: str, name: str = RUN_CODE) -> dict[str, Any]:
+    def search_name(self) -> str:
+        """The name of the program's ``search_tools`` (its own, unless a tool's Python name is that)."""
+        return self._built()[1]
+
+    def _built(self) -> tuple[dict[str, Stub], str]:
+        if self._stubs is None or self._stubs[0] != self.tools.version:
+            names = name_tools(t.name for t in self.tools)
+            stubs = {names[tool.name]: _stub(tool, names[tool.name]) for tool in self.tools.ordered()}
+            self._stubs = (self.tools.version, stubs, builtin_name(SEARCH_TOOL, stubs))
+        return self._stubs[1], self._stubs[2]
+
+    def definition(self, name: str = RUN_CODE) -> dict[str, object]:
         """The ``run_code`` tool definition, offered as ``name``: the contract, then every stub (or, with
         tool search, how to find them)."""
-        stubs = self.stubs(offer.tools)
+        stubs = self.stubs()
         s = self.settings
         # every word here is paid for on every request of the chat: say the contract once, briefly (the stubs'
         # return types say what each call gives back)
@@ -79,10 +82,10 @@ class CodeModeOffer:
             "Only printed output and the last expression's value come back to you: do the whole task in one "
             f"program, filtering in code. Limits: {s.timeout:g} s, {s.memory_mb} MB, {s.max_tool_calls} tool calls.",
         ]
-        if offer.use_search(model):
+        if self.search.use_search(self.model()):
             parts.append(
                 f"There are {len(stubs)} tools, too many to list: in the program, "
-                "`print(await search_tools(\"what you need, in a few words\"))` prints the stubs of the best "
+                f"`print(await {self.search_name()}(\"what you need, in a few words\"))` prints the stubs of the best "
                 f"{SEARCH_LIMIT}; then call them.")
         else:
             parts.append(_listing(stubs.values()))
@@ -94,38 +97,63 @@ class CodeModeOffer:
                 "required": ["code"]},
         }}
 
+    # -- the Toolset interface -------------------------------------------------------------------------
+
+    def offered(self) -> list[ToolDef]:
+        """The one tool the model gets: ``run_code``, under the name it is offered as."""
+        return [BuiltinTool(self.definition(self.names.offered(RUN_CODE)))]
+
+    async def list_tools(self) -> list[ToolDef]:
+        """``run_code`` (its stubs from the tools as they are now)."""
+        await self.tools.list_tools()
+        return self.offered()
+
+    def listed_now(self) -> list[ToolDef]:
+        """:meth:`list_tools` with the live sources' tools as last listed."""
+        return self.offered()
+
+    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
+        """Run the program of a ``run_code`` call; pass every other call (a program's) to the tools."""
+        if self.names.builtin(name) != RUN_CODE:
+            return await self.tools.call_tool(name, arguments, ctx)
+        code = arguments.get("code")
+        if not isinstance(code, str) or not code.strip():
+            return ToolResult.error(f"Error: {name} needs the program as the string argument 'code'.", name)
+        return await self.run(name, code, ctx)
+
     # -- running a program ----------------------------------------------------------------------------
 
-    async def run(self, call: ToolCall, offer: OfferLike, model: str, budget: int, run_inner: RunInner) -> ToolResult:
-        """Run the program of one ``run_code`` call (``call.name``: the name it is offered under); its output
-        (or error) as the call's result, capped."""
-        try:
-            code = parse_arguments(call.arguments).get("code")
-        except ValueError as exc:
-            return ToolResult.error(f"Error: could not call {call.name}: {exc}.", call.name)
-        if not isinstance(code, str) or not code.strip():
-            return ToolResult.error(f"Error: {call.name} needs the program as the string argument 'code'.", call.name)
-        stubs = self.stubs(offer.tools)
+    async def run(self, name: str, code: str, ctx: CallContext) -> ToolResult:
+        """Run the program ``code`` of one ``run_code`` call (offered as ``name``); its output (or error) as
+        the call's result."""
+        stubs, search_name = self._built()
         settings = self.settings
+        run_inner = self.run_inner
+        call_id = ctx.tool_call_id or uuid.uuid4().hex
+        run = CodeRun(id=uuid.uuid4().hex, tool_call_id=call_id, code=code,
+                      read_only_without_approval=settings.read_only_without_approval)
         count = 0
 
-        def host_function(stub: Stub) -> Callable[..., Awaitable[Any]]:
-            async def call_tool(*args: Any, **arguments: Any) -> Any:
+        def host_function(stub: Stub) -> Callable[..., Awaitable[object]]:
+            async def call_tool(*args: object, **arguments: object) -> object:
                 nonlocal count
                 if len(args) > len(stub.parameters):
                     raise TypeError(f"{stub.python_name}() takes {len(stub.parameters)} positional arguments but "
                                     f"{len(args)} were given")
-                for name, value in zip(stub.parameters, args, strict=False):
-                    if name in arguments:
-                        raise TypeError(f"{stub.python_name}() got multiple values for argument {name!r}")
-                    arguments[name] = value
+                for parameter, value in zip(stub.parameters, args, strict=False):
+                    if parameter in arguments:
+                        raise TypeError(f"{stub.python_name}() got multiple values for argument {parameter!r}")
+                    arguments[parameter] = value
                 count += 1
                 if count > settings.max_tool_calls:
                     raise RuntimeError(f"the tool call limit of this run is reached ({settings.max_tool_calls} "
                                        f"calls): {stub.python_name} was not called")
-                inner = ToolCall(id=f"{call.id}.{count}", name=stub.tool_name,
+                inner = ToolCall(id=f"{call_id}.{count}", name=stub.tool_name,
                                  arguments=json.dumps(arguments, ensure_ascii=False, default=str))
-                result = await run_inner(inner)
+                inner_ctx = ctx.but(origin="code", tool_call_id=inner.id, code_run=run)
+                if run_inner is None:
+                    raise RuntimeError("code mode runs outside a chat's tool loop")
+                result = await run_inner(inner, inner_ctx)
                 if result.is_error:
                     raise RuntimeError(f"{stub.python_name} failed: {result.text}")
                 if result.structured is not None:
@@ -135,30 +163,25 @@ class CodeModeOffer:
 
         async def search_tools(query: str = "") -> str:
             if not isinstance(query, str) or not query.strip():
-                raise ValueError("search_tools needs a query: await search_tools(\"what you need\")")
+                raise ValueError(f"{search_name} needs a query: await {search_name}(\"what you need\")")
             by_tool = {stub.tool_name: stub for stub in stubs.values()}
-            found = [by_tool[e.name] for e in offer.index().search(query[:1_000], SEARCH_LIMIT) if e.name in by_tool]
+            found = [by_tool[e.name] for e in await self.search.ranked(query[:1_000]) if e.name in by_tool]
             if not found:
                 return f"No tool matches {query!r}; try other words."
             return _listing(found)
 
-        functions: dict[str, Any] = {name: host_function(stub) for name, stub in stubs.items()}
-        functions["search_tools"] = search_tools
-        run = CodeRun(id=uuid.uuid4().hex, tool_call_id=call.id, code=code,
-                      read_only_without_approval=settings.read_only_without_approval)
-        token = run.enter()
-        try:  # the run's span: the spans of the calls the program makes nest under it
-            with telemetry.span(f"execute_tool {call.name}", {
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
-                    "gen_ai.tool.type": "function", "gen_ai.tool.call.id": call.id,
-                    "mcp_litellm.code_run.id": run.id}) as span:
-                outcome = await run_program(code, functions, settings)
-                span.set_attribute("mcp_litellm.code_run.tool_calls", count)
-                if outcome.error is not None:
-                    telemetry.fail(span, "tool_error")
-        finally:
-            CodeRun.leave(token)
-        return offer.cut(_result(outcome, count, call.name), model, budget)
+        functions: dict[str, Callable[..., Awaitable[object]]] = {n: host_function(stub) for n, stub in stubs.items()}
+        functions[search_name] = search_tools
+        # the run's span: the spans of the calls the program makes nest under it
+        with telemetry.span(f"execute_tool {name}", {
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+                "gen_ai.tool.type": "function", "gen_ai.tool.call.id": ctx.tool_call_id,
+                "mcp_litellm.code_run.id": run.id}) as span:
+            outcome = await run_program(code, functions, settings)
+            span.set_attribute("mcp_litellm.code_run.tool_calls", count)
+            if outcome.error is not None:
+                telemetry.fail(span, "tool_error")
+        return _result(outcome, count, name)
 
 
 def _listing(stubs: Iterable[Stub]) -> str:
@@ -173,16 +196,14 @@ def _listing(stubs: Iterable[Stub]) -> str:
     return "\n".join(lines)
 
 
-def _stub(tool: Tool | LocalTool, python_name: str) -> Stub:
-    if isinstance(tool, Tool):
-        where = f" on server {tool.client.name!r}"
-        text = stub_text(python_name, tool.mcp_name, tool.description, tool.input_schema, tool.output_schema, where)
-        wrapped = isinstance(tool.output_schema, Mapping) and list(tool.output_schema.get("properties") or {}) == [
-            "result"] and tool.output_schema.get("required") == ["result"]
-        return Stub(python_name, tool.name, text, wrapped, tool.client.name, parameter_order(tool.input_schema))
-    function = tool.definition["function"]
-    text = stub_text(python_name, tool.name, str(function.get("description") or ""), function.get("parameters"), None)
-    return Stub(python_name, tool.name, text, False, "", parameter_order(function.get("parameters")))
+def _stub(tool: ChatTool, python_name: str) -> Stub:
+    server = tool.server or ""
+    where = f" on server {server!r}" if server else ""
+    text = stub_text(python_name, tool.mcp_name, tool.description, tool.input_schema, tool.output_schema, where)
+    output = tool.output_schema
+    wrapped = isinstance(output, Mapping) and list(output.get("properties") or {}) == ["result"] and output.get(
+        "required") == ["result"]
+    return Stub(python_name, tool.name, text, wrapped, server, parameter_order(tool.input_schema))
 
 
 def _result(outcome: Outcome, calls: int, name: str) -> ToolResult:

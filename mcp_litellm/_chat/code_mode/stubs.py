@@ -15,11 +15,10 @@ import keyword
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = ["Stub", "name_tools", "parameter_order", "python_type", "stub_text", "unwrap_result"]
 
-RESERVED = frozenset({"search_tools", "asyncio", "json", "re", "math", "print", "ToolError"})
+RESERVED = frozenset({"asyncio", "json", "re", "math", "print", "ToolError"})
 _DESCRIPTION_LIMIT = 400
 QUOTES = chr(34) * 3
 BACKSLASH = chr(92)
@@ -71,7 +70,7 @@ def name_tools(names: Iterable[str]) -> dict[str, str]:
 _SIMPLE = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 
 
-def python_type(schema: Any, depth: int = 0) -> str:
+def python_type(schema: object, depth: int = 0) -> str:
     """The Python annotation (as text) for a JSON schema."""
     if not isinstance(schema, Mapping) or depth > 4:
         return "Any"
@@ -97,7 +96,7 @@ def python_type(schema: Any, depth: int = 0) -> str:
     return "Any"
 
 
-def _wrapped(output_schema: Any) -> bool:
+def _wrapped(output_schema: object) -> bool:
     """Whether ``output_schema`` is the SDK's wrapping of a plain return value: ``{"result": ...}`` alone."""
     if not isinstance(output_schema, Mapping):
         return False
@@ -106,14 +105,14 @@ def _wrapped(output_schema: Any) -> bool:
         "result"]
 
 
-def unwrap_result(stub: Stub, structured: Any) -> Any:
+def unwrap_result(stub: Stub, structured: object) -> object:
     """A tool's structured output as the program gets it (the plain value of a wrapped one)."""
     if stub.wrapped_result and isinstance(structured, dict) and set(structured) == {"result"}:
         return structured["result"]
     return structured
 
 
-def _returns(output_schema: Any) -> str:
+def _returns(output_schema: object) -> str:
     if not isinstance(output_schema, Mapping):
         return "str"
     if _wrapped(output_schema):
@@ -121,7 +120,7 @@ def _returns(output_schema: Any) -> str:
     return python_type(output_schema)
 
 
-def _fields(output_schema: Any) -> str:
+def _fields(output_schema: object) -> str:
     """The fields of a structured (object) output, for the docstring: ``city: str, temperature: float``."""
     if not isinstance(output_schema, Mapping) or _wrapped(output_schema):
         return ""
@@ -131,11 +130,11 @@ def _fields(output_schema: Any) -> str:
     return ", ".join(f"{k}: {python_type(v)}" for k, v in list(properties.items())[:20])
 
 
-def _properties(input_schema: Any) -> tuple[list[tuple[str, Any]], set[str]]:
+def _properties(input_schema: object) -> tuple[list[tuple[str, object]], set[str]]:
     """The schema's properties, required ones first (the stub's parameter order), and the required names."""
     schema = input_schema if isinstance(input_schema, Mapping) else {}
     found = schema.get("properties")
-    properties: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    properties: Mapping[str, object] = found if isinstance(found, Mapping) else {}
     required = set(schema.get("required") or [])
     return sorted(properties.items(), key=lambda item: item[0] not in required), required
 
@@ -144,12 +143,12 @@ def _plain(key: str) -> bool:
     return key.isidentifier() and not keyword.iskeyword(key)
 
 
-def parameter_order(input_schema: Any) -> tuple[str, ...]:
+def parameter_order(input_schema: object) -> tuple[str, ...]:
     """The names of the stub's parameters in order (what positional arguments bind to)."""
     return tuple(key for key, _ in _properties(input_schema)[0] if _plain(key))
 
 
-def stub_text(python_name: str, tool_name: str, description: str, input_schema: Any, output_schema: Any,
+def stub_text(python_name: str, tool_name: str, description: str, input_schema: object, output_schema: object,
               where: str = "") -> str:
     """The ``async def`` stub of one tool, on one line, its docstring last."""
     ordered, required = _properties(input_schema)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, Mapping, Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.hooks import ChatView, Hooks, ToolContext
@@ -43,7 +43,7 @@ from mcp_litellm.handlers import decide_tool_call
 
 logger = logging.getLogger("mcp_litellm")
 
-ORIGIN = "provider"
+ORIGIN: Final = "provider"
 """:attr:`ToolContext.origin` of a call the provider made to a hosted server."""
 NO_HANDLER = "no approval handler is set (client.on_human_in_the_loop(...) or ml.configure(human_in_the_loop=...))"
 

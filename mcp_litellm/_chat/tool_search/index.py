@@ -5,9 +5,9 @@ definition: ``search_tools`` (a ``query``, or a ``server`` whose tools to list) 
 found or used. The index ranks tools with BM25F over five fields: the words of their names
 (``snake_case``, ``camelCase`` and ``kebab-case`` split), their server's name, their parameter names, the
 first sentence of their description and the rest; a request's words meet the tools' through a small
-table of everyday words (:mod:`mcp_litellm._chat.search_words`). When nothing matches, the answer says
+table of everyday words (:mod:`mcp_litellm._chat.tool_search.words`). When nothing matches, the answer says
 so and lists the servers, so the model can look by server instead. With an embedding model configured,
-:mod:`mcp_litellm._chat.tool_embedding` ranks instead, this index being its fallback.
+:mod:`mcp_litellm._chat.tool_search.embedding` ranks instead, this index being its fallback.
 
 Why our own BM25F and not a library: ``bm25s`` is well kept but needs numpy and scipy (tens of MB
 for a few hundred short documents), has no fields, and ``rank-bm25`` has had no release since 2022. BM25F
@@ -23,13 +23,16 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp_litellm._chat.builtin_names import BUILTIN_TOOLS as BUILTIN_TOOLS  # re-exported
 from mcp_litellm._chat.builtin_names import READ_RESULT_TOOL as READ_RESULT_TOOL  # re-exported
 from mcp_litellm._chat.builtin_names import SEARCH_TOOL as SEARCH_TOOL  # re-exported
-from mcp_litellm._chat.search_words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
-from mcp_litellm._chat.search_words import query_words as query_words  # re-exported for tests
+from mcp_litellm._chat.tool_search.words import RELATED_WEIGHT, raw_words, stem, word_meanings, words
+from mcp_litellm._chat.tool_search.words import query_words as query_words  # re-exported for tests
+
+if TYPE_CHECKING:
+    from mcp_litellm._client.tool import Tool
 
 _FIELDS = ("name", "server", "parameters", "lead", "rest")
 # BM25F: how much a word counts in each field, and how much the field's length tempers it
@@ -46,12 +49,12 @@ LEAD_COVERAGE = 0.25
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
-def _parameter_names(schema: Mapping[str, Any] | None) -> list[str]:
+def _parameter_names(schema: Mapping[str, object] | None) -> list[str]:
     properties = (schema or {}).get("properties")
     return [str(name) for name in properties] if isinstance(properties, Mapping) else []
 
 
-def _parameter_descriptions(schema: Mapping[str, Any] | None) -> list[str]:
+def _parameter_descriptions(schema: Mapping[str, object] | None) -> list[str]:
     properties = (schema or {}).get("properties")
     if not isinstance(properties, Mapping):
         return []
@@ -75,7 +78,7 @@ class Entry:
         return [w for field in self.fields for w in field]
 
 
-def entry(name: str, server: str, description: str, schema: Mapping[str, Any] | None,
+def entry(name: str, server: str, description: str, schema: Mapping[str, object] | None,
           server_text: str | None = None) -> Entry:
     """The index entry for one tool (``server_text``: what the server field reads, if more than its name)."""
     line = " ".join((description or "").split())
@@ -128,7 +131,7 @@ class ToolIndex:
     def scores(self, query: str) -> list[float]:
         """The BM25F score of every entry for ``query`` (0 where no word matches). Per distinct word of the
         request: the word itself where the entry has it, plus, for each meaning the word has, the best of
-        that meaning's other words (weighted :data:`~mcp_litellm._chat.search_words.RELATED_WEIGHT`), so a
+        that meaning's other words (weighted :data:`~mcp_litellm._chat.tool_search.words.RELATED_WEIGHT`), so a
         word counts once however many meanings it has, and a word with two meanings ("forget": delete, and
         memory) counts for both. The sum is scaled by the share of the request's words the entry meets
         (coordination: a tool meeting two of three words beats one that meets one word strongly) and by how
@@ -223,10 +226,10 @@ class _Splitter:
         return self._cache[word]
 
 
-def search_tool_definition(count: int, servers: Sequence[str], name: str = SEARCH_TOOL) -> dict[str, Any]:
+def search_tool_definition(count: int, servers: Sequence[str], name: str = SEARCH_TOOL) -> dict[str, object]:
     """The ``search_tools`` definition the model sees in place of ``count`` tools (offered as ``name``)."""
     where = f" from {', '.join(servers)}" if servers else ""
-    properties: dict[str, Any] = {"query": {
+    properties: dict[str, object] = {"query": {
         "type": "string", "description": "what the tool should do, e.g. 'create a calendar event'"}}
     if servers:
         properties["server"] = {"type": "string", "enum": list(servers), "description": (
@@ -241,7 +244,7 @@ def search_tool_definition(count: int, servers: Sequence[str], name: str = SEARC
     }}
 
 
-def read_result_definition(name: str = READ_RESULT_TOOL) -> dict[str, Any]:
+def read_result_definition(name: str = READ_RESULT_TOOL) -> dict[str, object]:
     """The ``read_result`` definition, offered (as ``name``) while the chat holds cut tool results."""
     return {"type": "function", "function": {
         "name": name,
@@ -269,7 +272,7 @@ def server_named(query: str, servers: Iterable[str]) -> str | None:
     return None
 
 
-def search_answer(query: Any, found: Sequence[Entry], total: int, servers: Sequence[tuple[str, str]] = (),
+def search_answer(query: object, found: Sequence[Entry], total: int, servers: Sequence[tuple[str, str]] = (),
                   tool: str = SEARCH_TOOL) -> str:
     """What ``search_tools`` (offered as ``tool``) tells the model: the tools found, or that nothing matched
     and which servers there are (``(name, one-line summary)`` each) to list instead."""
@@ -309,26 +312,27 @@ def server_answer(server: str, listed: Sequence[Entry], count: int, query: str |
     return "\n".join(lines)
 
 
-def server_text(tool: Any) -> str:
+def server_text(tool: Tool) -> str:
     """A server's name with the name and title it gives itself (``secure-filesystem-server``), so a server
     configured under a short name ("fs") still meets a request's words."""
-    client = tool.client
+    client: object = tool.client
     try:
-        info = client.server_info
+        info = getattr(client, "server_info", None)
     except Exception:  # not connected: its configured name only
         info = None
-    return " ".join(str(part) for part in (client.name, getattr(info, "name", None), getattr(info, "title", None))
+    return " ".join(str(part) for part in (tool.server, getattr(info, "name", None), getattr(info, "title", None))
                     if part)
 
 
-def server_summary(tools: Sequence[Any]) -> str:
+def server_summary(tools: Sequence[Tool]) -> str:
     """One line about a server from its tools (:class:`~mcp_litellm.Tool`): how it describes itself
     (``serverInfo`` description or title, else its instructions' first sentence), then a few tool names."""
-    client = tools[0].client
-    own = ""
+    client: object = tools[0].client
+    own: object = ""
     try:
-        info = client.server_info
-        own = (getattr(info, "description", None) or getattr(info, "title", None) or client.instructions or "")
+        info = getattr(client, "server_info", None)
+        own = (getattr(info, "description", None) or getattr(info, "title", None)
+               or getattr(client, "instructions", None) or "")
     except Exception:  # a client that is not connected has nothing to say of itself
         own = ""
     own = _first_sentence(" ".join(str(own).split()))
@@ -342,6 +346,6 @@ def _first_sentence(text: str, limit: int = 100) -> str:
     return first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
 
 
-def definition_text(definition: Mapping[str, Any]) -> str:
+def definition_text(definition: Mapping[str, object]) -> str:
     """A tool definition as compact JSON (to estimate its size)."""
     return json.dumps(definition, separators=(",", ":"), ensure_ascii=False)

@@ -17,10 +17,9 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mcp_litellm import _llm
-from mcp_litellm._chat.tool_search import Entry, rank
+from mcp_litellm._chat.tool_search.index import Entry, rank
 from mcp_litellm._core.errors import ConfigError
 
 logger = logging.getLogger("mcp_litellm.chat")
@@ -35,7 +34,11 @@ CACHE_SIZE = 50_000  # tool vectors kept in this process (least recently used dr
 _VECTORS: OrderedDict[str, list[float]] = OrderedDict()
 
 
-def embedding_settings(value: Any) -> dict[str, Any] | None:
+EmbeddingSettings = Mapping[str, object]
+"""``litellm.aembedding`` keyword arguments, a ``"model"`` among them."""
+
+
+def embedding_settings(value: object) -> dict[str, object] | None:
     """``tool_search_embedding`` as ``litellm.aembedding`` keyword arguments (``None``: no embedding)."""
     if value is None:
         return None
@@ -60,8 +63,8 @@ def tool_text(entry: Entry, description: str) -> str:
 class EmbeddingRanker:
     """Ranks :class:`Entry` objects by the cosine similarity of their embedded text to a request's."""
 
-    def __init__(self, settings: Mapping[str, Any]) -> None:
-        self.settings = {"timeout": TIMEOUT, **settings}
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        self.settings: dict[str, object] = {"timeout": TIMEOUT, **settings}
         self.model = str(settings["model"])
         self._failed: set[str] = set()
         self._paused_until = 0.0
