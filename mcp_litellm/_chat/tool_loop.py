@@ -42,7 +42,9 @@ from mcp_litellm._chat.responses_api import check_api, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._chat.toolbox import LocalTool, ToolBox
 from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import MCPLiteLLMError, ToolLoopLimitError
 from mcp_litellm._core.user_code import is_async_callable
 
@@ -248,7 +250,7 @@ class ToolLoop:
         return [results[index] for index in range(len(calls))]
 
     async def run_one_call(self, call: ToolCall, *, emit: Emit | None, budget: int | None,
-                           origin: str = "model") -> ToolResult:
+                           origin: str = "model", code_run: CodeRun | None = None) -> ToolResult:
         """Run one tool call the way every call runs: ``tool_call`` hooks, a ``tool_start`` event, the tool
         (or the chat's built-in tool of that name), the result cut to ``budget`` tokens, ``tool_result``
         hooks, a ``tool_end`` event. Never raises for the tool's sake: failures are error results.
@@ -261,25 +263,28 @@ class ToolLoop:
         mcp_tool = tool if isinstance(tool, Tool) else None
         context = ToolContext(chat=chat, call=call, tool_name=call.name,
                               server=mcp_tool.client.name if mcp_tool else None, tool=mcp_tool, origin=origin)
-        await chat._hooks.tool_call(call, context)
+        with CodeRun.serving(code_run):  # the deprecated CodeRun.current() answers in the hooks
+            await chat._hooks.tool_call(call, context)
         if emit is not None:
             emit(Chunk(event="tool_start", tool_call=call))
-        result = await self._execute(call, emit=emit, budget=budget)
-        await chat._hooks.tool_result(result, context)
+        result = await self._execute(call, emit=emit, budget=budget, code_run=code_run)
+        with CodeRun.serving(code_run):
+            await chat._hooks.tool_result(result, context)
         if emit is not None:
             emit(Chunk(event="tool_end", tool_call=call, tool_result=result))
         return result
 
-    async def _execute(self, call: ToolCall, *, emit: Emit | None, budget: int | None) -> ToolResult:
+    async def _execute(self, call: ToolCall, *, emit: Emit | None, budget: int | None,
+                       code_run: CodeRun | None = None) -> ToolResult:
         """The one place a call is routed: to a built-in tool of the chat, or to the tool of that name."""
         chat = self.chat
         model = chat._provider_model()
         if chat._offer.handles(call.name) and budget is not None:
-            async def run_inner(inner: ToolCall) -> ToolResult:  # code mode: each call its program makes, whole
-                return await self.run_one_call(inner, emit=emit, budget=None, origin="code")
+            async def run_inner(inner: ToolCall, run: CodeRun) -> ToolResult:  # code mode: each call, whole
+                return await self.run_one_call(inner, emit=emit, budget=None, origin="code", code_run=run)
 
             return await chat._offer.run_builtin(call, model, budget, run_inner)
-        result = await run_call(chat._tools, call, timeout=chat.tool_timeout)
+        result = await run_call(chat._tools, call, timeout=chat.tool_timeout, code_run=code_run)
         return result if budget is None else chat._offer.cut(result, model, budget)
 
 
@@ -312,7 +317,8 @@ async def _run_local(tool: LocalTool, arguments: dict[str, Any], timeout: float 
     return ToolResult.error(f"Error: the tool {tool.name} timed out after {timeout:g}s; {stopped}.", tool.name)
 
 
-async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = None) -> ToolResult:
+async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = None,
+                   code_run: CodeRun | None = None) -> ToolResult:
     """Run one tool call; every failure becomes an error :class:`ToolResult` addressed to the model.
 
     ``timeout`` bounds MCP tools and local functions alike (``None``: the client's request timeout for
@@ -329,10 +335,11 @@ async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = 
     except ValueError as exc:
         return ToolResult.error(f"Error: could not call {call.name}: {exc}. Call it again with the arguments as "
                                 "one JSON object.", call.name)
-    token = telemetry.tool_call_id.set(call.id)  # the MCP tool's span names the model's call
     try:
-        if isinstance(tool, Tool):
-            return await tool.aexecute(arguments, timeout=timeout)
+        if isinstance(tool, Tool):  # the MCP tool's span names the model's call; its approval sees the code run
+            ctx = CallContext(origin="code" if code_run is not None else "model", tool_call_id=call.id,
+                              code_run=code_run, timeout=timeout)
+            return await tool.client.call_tool(tool, arguments, ctx)
         with telemetry.span(f"execute_tool {tool.name}", {"gen_ai.operation.name": "execute_tool",
                                                           "gen_ai.tool.name": tool.name, "gen_ai.tool.type": "function",
                                                           "gen_ai.tool.call.id": call.id}) as span:
@@ -347,5 +354,3 @@ async def run_call(toolbox: ToolBox, call: ToolCall, *, timeout: float | None = 
             return ToolResult.error(f"Error: wrong arguments for {call.name}: {exc}", call.name)
         logger.warning("tool %s raised %s: %s", call.name, type(exc).__name__, exc)
         return ToolResult.error(f"Error: the tool {call.name} raised {type(exc).__name__}: {exc}", call.name)
-    finally:
-        telemetry.tool_call_id.reset(token)

@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     )
     from mcp_litellm._client.notifications import SessionLostHandler
     from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
@@ -180,6 +182,8 @@ class Client(CatalogMixin):
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
+        self._task_claims = TasksExtension()
+        """Finishes tasks a 2026-07-28 server makes of plain tool calls; each call says where their status goes."""
         self._connect_on_first_use = False
         self._retired: str | None = None  # why the owner (a ClientPool) stopped this client for good
         self._start_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
@@ -193,7 +197,7 @@ class Client(CatalogMixin):
         """What the next session is built with: client features, then notifications, add callbacks."""
         info = Implementation(name="mcp-litellm", version=VERSION)
         options = SessionOptions(protocol=self.protocol, client_info=info)
-        options.extra["extensions"] = [TasksExtension()]
+        options.extra["extensions"] = [self._task_claims]
         self._features.add_session_callbacks(options)
         self._add_notification_callbacks(options)
         return options
@@ -212,8 +216,8 @@ class Client(CatalogMixin):
         """Run on the background loop after a (re)connect: per-session caches start empty."""
         self._invalidate()
 
-    async def _approve_tool_call(self, tool: Any, arguments: dict[str, Any]) -> str | None:
-        return await self._features.approve_tool_call(tool, arguments)
+    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
+        return await self._features.approve_tool_call(tool, arguments, ctx)
 
     # -- client features -----------------------------------------------------------------------------
 

@@ -20,7 +20,9 @@ from mcp_litellm._client.features import ClientFeatures
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.prompt import Completion
+from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._client.tool import Tool
+from mcp_litellm._client.toolset import CallContext
 
 
 class ClientCore(ABC):
@@ -42,6 +44,7 @@ class ClientCore(ABC):
     _features: ClientFeatures
     _catalog_cache: CatalogCache
     _progress_handlers: list[tuple[ProgressHandler, Shape]]
+    _task_claims: TasksExtension
 
     # -- the connection (Client) -------------------------------------------------------------------------
     @abstractmethod
@@ -57,7 +60,7 @@ class ClientCore(ABC):
         """A call's timeout: ``timeout``, or the client's ``request_timeout``."""
 
     @abstractmethod
-    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
         """Ask the human-in-the-loop handler; the reason for a denial, ``None`` when the call may run."""
 
     # -- across the mixins -------------------------------------------------------------------------------

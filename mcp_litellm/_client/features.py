@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from mcp_litellm._client.roots import Roots
     from mcp_litellm._client.session import SessionOptions
     from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 
@@ -74,8 +75,8 @@ class ClientFeatures(Protocol):
         """Features enabled since the session started that it did not advertise (registration does no
         I/O: the client's next request re-initialises the session when this is not empty)."""
 
-    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        """A denial reason, or ``None`` to let the call run."""
+    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
+        """A denial reason, or ``None`` to let the call run (``ctx``: the call's context, for the handler)."""
 
     async def elicit_urls(self, requests: list[Any]) -> str | None:
         """Ask the user through the elicitation handler to open each URL a server requires (error -32042);

@@ -17,9 +17,9 @@ applies timeouts and translates errors); ``tasks.py`` has the public handle and 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
@@ -49,9 +49,6 @@ CANCEL_GRACE = 5.0
 """Seconds a ``tasks/cancel`` sent after a timeout or cancellation may take."""
 
 StatusCallback = Callable[["TaskState"], Awaitable[None]]
-status_reporter: contextvars.ContextVar[StatusCallback | None] = contextvars.ContextVar(
-    "mcp_litellm_task_status", default=None)
-"""Set around a tool call: where status changes of a task the server made of it are reported."""
 
 
 # -- wire models --------------------------------------------------------------------------------------
@@ -327,22 +324,45 @@ async def run(session: ClientSession, state: TaskState, report: StatusCallback |
     return await fetch_result(session, state)
 
 
-async def _resolve_claimed(created: CreatedTask, context: ClaimContext) -> CallToolResult:
-    """A 2026-07-28 server made a task of a plain ``tools/call``: finish it like any task."""
-    state = TaskState.parse(created.model_dump(by_alias=True, mode="json"))
-    report = status_reporter.get()
-    if report is not None:
-        await report(state)
-    return await run(context.session, state, report)
-
-
 class TasksExtension(ClientExtension):
-    """Declares the tasks extension (2026-07-28) and finishes task results of plain tool calls."""
+    """Declares the tasks extension (2026-07-28) and finishes task results of plain tool calls.
+
+    A client's sessions share its one extension. A server may make a task of any ``tools/call``; the SDK
+    then hands the task to :meth:`_resolve_claimed` in the task that made the call, so each call says,
+    around its request (:meth:`reporting`), where status changes of such a task go: explicit state of
+    this object, keyed by the asyncio task that awaits the call.
+    """
 
     identifier = TASKS_EXTENSION
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._reporters: dict[asyncio.Task[object], StatusCallback] = {}
+
+    @contextmanager
+    def reporting(self, report: StatusCallback | None) -> Iterator[None]:
+        """While the current asyncio task makes a tool call: report a claimed task's status to ``report``."""
+        task = asyncio.current_task()
+        if report is None or task is None:
+            yield
+            return
+        self._reporters[task] = report
+        try:
+            yield
+        finally:
+            self._reporters.pop(task, None)
+
+    async def _resolve_claimed(self, created: CreatedTask, context: ClaimContext) -> CallToolResult:
+        """A 2026-07-28 server made a task of a plain ``tools/call``: finish it like any task."""
+        state = TaskState.parse(created.model_dump(by_alias=True, mode="json"))
+        task = asyncio.current_task()
+        report = self._reporters.get(task) if task is not None else None
+        if report is not None:
+            await report(state)
+        return await run(context.session, state, report)
+
     def claims(self) -> list[ResultClaim[Any]]:
-        return [ResultClaim(result_type="task", model=CreatedTask, resolve=_resolve_claimed)]
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=self._resolve_claimed)]
 
 
-__all__ = ["TASKS_EXTENSION", "CreatedTask", "TaskState", "TasksExtension", "status_reporter"]
+__all__ = ["TASKS_EXTENSION", "CreatedTask", "StatusCallback", "TaskState", "TasksExtension"]

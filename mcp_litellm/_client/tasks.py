@@ -18,6 +18,7 @@ from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.task import Task
 from mcp_litellm._client.task_protocol import TaskState, create, is_modern, list_page
 from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 
@@ -72,7 +73,7 @@ class TasksMixin(ClientCore):
         if not is_modern(connection.client.session):
             runs_as_task(tool, True, self.name)
         with deadline.paused():
-            denial = await self._approve_tool_call(tool, arguments)
+            denial = await self._approve_tool_call(tool, arguments, CallContext(origin="user", timeout=timeout))
         if denial is not None:
             state = TaskState(task_id="", status="failed", status_message=f"denied: {denial}")
             return Task(self, tool.mcp_name, state,

@@ -27,7 +27,7 @@ __all__ = ["RUN_CODE", "CodeModeOffer", "RunInner"]
 
 SEARCH_LIMIT = 5
 
-RunInner = Callable[[ToolCall], Awaitable[ToolResult]]
+RunInner = Callable[[ToolCall, CodeRun], Awaitable[ToolResult]]
 """Runs one tool call through the chat's single-call path and returns its whole result."""
 
 
@@ -125,7 +125,7 @@ class CodeModeOffer:
                                        f"calls): {stub.python_name} was not called")
                 inner = ToolCall(id=f"{call.id}.{count}", name=stub.tool_name,
                                  arguments=json.dumps(arguments, ensure_ascii=False, default=str))
-                result = await run_inner(inner)
+                result = await run_inner(inner, run)
                 if result.is_error:
                     raise RuntimeError(f"{stub.python_name} failed: {result.text}")
                 if result.structured is not None:
@@ -146,18 +146,15 @@ class CodeModeOffer:
         functions["search_tools"] = search_tools
         run = CodeRun(id=uuid.uuid4().hex, tool_call_id=call.id, code=code,
                       read_only_without_approval=settings.read_only_without_approval)
-        token = run.enter()
-        try:  # the run's span: the spans of the calls the program makes nest under it
-            with telemetry.span(f"execute_tool {call.name}", {
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
-                    "gen_ai.tool.type": "function", "gen_ai.tool.call.id": call.id,
-                    "mcp_litellm.code_run.id": run.id}) as span:
-                outcome = await run_program(code, functions, settings)
-                span.set_attribute("mcp_litellm.code_run.tool_calls", count)
-                if outcome.error is not None:
-                    telemetry.fail(span, "tool_error")
-        finally:
-            CodeRun.leave(token)
+        # the run's span: the spans of the calls the program makes nest under it
+        with telemetry.span(f"execute_tool {call.name}", {
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
+                "gen_ai.tool.type": "function", "gen_ai.tool.call.id": call.id,
+                "mcp_litellm.code_run.id": run.id}) as span:
+            outcome = await run_program(code, functions, settings)
+            span.set_attribute("mcp_litellm.code_run.tool_calls", count)
+            if outcome.error is not None:
+                telemetry.fail(span, "tool_error")
         return offer.cut(_result(outcome, count, call.name), model, budget)
 
 
