@@ -151,12 +151,12 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     def tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
-        return run_sync(self._list_tools(refresh))
+        return run_sync(self._list_tools(refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def atools(self, *, refresh: bool = False) -> list[Tool]:
         """Async twin of :meth:`tools`."""
-        return await run_async(self._list_tools(refresh))
+        return await run_async(self._list_tools(refresh), home=self._session_loop())
 
     async def _find_tool(self, name: str, refresh: bool, deadline: Deadline | None = None) -> Tool:
         if not refresh:  # the common case, a call by name: the cached listing's index
@@ -179,12 +179,12 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     @keyword_only("refresh")
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` (its LiteLLM name or the server's name); ``NotFoundError`` if absent."""
-        return run_sync(self._find_tool(name, refresh))
+        return run_sync(self._find_tool(name, refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
-        return await run_async(self._find_tool(name, refresh))
+        return await run_async(self._find_tool(name, refresh), home=self._session_loop())
 
     async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None,
                             deadline: Deadline | None = None) -> tuple[Tool, dict[str, Any]]:
@@ -339,7 +339,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     async def call_tool(self, name: str | Tool, arguments: Mapping[str, Any] | None, ctx: CallContext) -> ToolResult:
         """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface): its tool call
         id names the call's span, its code run reaches the approval handler, its options bound the call."""
-        return await run_async(self._execute(name, arguments, ctx))
+        return await run_async(self._execute(name, arguments, ctx), home=self._session_loop())
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
@@ -360,14 +360,13 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         Raises ``NotFoundError`` for an unknown name, ``RequestTimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
-        return run_sync(self._execute(name, parameters, _user_call(timeout, on_progress, task,
-                                                                   reset_timeout_on_progress, max_total_timeout)))
+        ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
+        return run_sync(self._execute(name, parameters, ctx), home=self._session_loop())
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
                             task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, _user_call(timeout, on_progress, task,
-                                                                          reset_timeout_on_progress,
-                                                                          max_total_timeout)))
+        ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
+        return await run_async(self._execute(name, parameters, ctx), home=self._session_loop())

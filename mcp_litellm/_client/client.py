@@ -364,30 +364,30 @@ class Client(CatalogMixin):
 
     def start(self) -> Client:
         """Connect to the server (no-op when already connected). Returns the client."""
-        run_sync(self._start())
+        run_sync(self._start(), home=self._session_loop())
         return self
 
     async def astart(self) -> Client:
         """Async twin of :meth:`start`."""
-        await run_async(self._start())
+        await run_async(self._start(), home=self._session_loop())
         return self
 
     def stop(self) -> None:
         """Close the session; a stdio server process (and what it spawned) is terminated."""
-        run_sync(self._stop())
+        run_sync(self._stop(), home=self._session_loop())
 
     async def astop(self) -> None:
         """Async twin of :meth:`stop`."""
-        await run_async(self._stop())
+        await run_async(self._stop(), home=self._session_loop())
 
     def restart(self) -> Client:
         """Stop (if needed) and connect again, e.g. after the server process died."""
-        run_sync(self._restart())
+        run_sync(self._restart(), home=self._session_loop())
         return self
 
     async def arestart(self) -> Client:
         """Async twin of :meth:`restart`."""
-        await run_async(self._restart())
+        await run_async(self._restart(), home=self._session_loop())
         return self
 
     def _in_flight(self) -> int:
@@ -409,11 +409,6 @@ class Client(CatalogMixin):
                 await run_on(connection.loop, connection.calls.settled())
             else:
                 await connection.calls.settled()
-
-    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
-        """The loop this client's session lives on (where its work runs), None while it has none."""
-        connection = self._connection
-        return None if connection is None else connection.loop
 
     def is_alive(self) -> bool:
         """True while the session is connected and usable.
@@ -451,11 +446,11 @@ class Client(CatalogMixin):
         """Check the server answers; True or False, never raises for a dead server.
 
         A lost HTTP connection is reconnected first (one attempt), as for any other request."""
-        return run_sync(self._ping(timeout))
+        return run_sync(self._ping(timeout), home=self._session_loop())
 
     async def aping(self, *, timeout: float | None = None) -> bool:
         """Async twin of :meth:`ping`."""
-        return await run_async(self._ping(timeout))
+        return await run_async(self._ping(timeout), home=self._session_loop())
 
     def __enter__(self) -> Client:
         return self.start()

@@ -10,6 +10,7 @@ type-checks against the real attributes, not against a copy re-declared in each 
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
@@ -47,6 +48,11 @@ class ClientCore(ABC):
     _task_claims: TasksExtension
 
     # -- the connection (Client) -------------------------------------------------------------------------
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop this client's session lives on (the ``home=`` of its work), None while it has none."""
+        connection = self._connection
+        return None if connection is None else connection.loop
+
     @abstractmethod
     def _require_connection(self) -> Connection:
         """The live connection; ``TransportError`` when there is none."""

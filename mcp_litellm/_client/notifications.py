@@ -248,7 +248,7 @@ class NotificationsMixin(ListingMixin):
 
     async def aon_logging(self, fn: LogHandler, level: str = "info") -> Self:
         """Async twin of :meth:`on_logging` that sets the server's level at once (its errors raise)."""
-        return await run_async(self._add_log_handler(fn, level))
+        return await run_async(self._add_log_handler(fn, level), home=self._session_loop())
 
     def _drop_log_handler(self, fn: LogHandler) -> bool:
         kept = [(handler, level) for handler, level in self._log_handlers if handler != fn]
@@ -276,7 +276,7 @@ class NotificationsMixin(ListingMixin):
 
     async def aoff_logging(self, fn: LogHandler) -> Self:
         """Async twin of :meth:`off_logging` that sets the server's level at once."""
-        return await run_async(self._remove_log_handler(fn))
+        return await run_async(self._remove_log_handler(fn), home=self._session_loop())
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
 

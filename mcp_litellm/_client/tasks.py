@@ -96,12 +96,12 @@ class TasksMixin(ClientCore):
         ``ttl``: seconds the server should keep the task; ``timeout``: seconds for creating it.
         A tool whose ``task_support`` is ``"forbidden"`` raises ``ConfigError``.
         """
-        return run_sync(self._start_task(name, parameters, ttl, timeout))
+        return run_sync(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
     async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task:
         """Async twin of :meth:`start_task`."""
-        return await run_async(self._start_task(name, parameters, ttl, timeout))
+        return await run_async(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
     async def _list_tasks(self) -> list[Task]:
         connection = await self._connected()
@@ -131,11 +131,11 @@ class TasksMixin(ClientCore):
         Their ``tool_name`` is empty: the listing does not say which tool a task runs. Raises
         ``ConfigError`` for a server that cannot list tasks.
         """
-        return run_sync(self._list_tasks())
+        return run_sync(self._list_tasks(), home=self._session_loop())
 
     async def atasks(self) -> list[Task]:
         """Async twin of :meth:`tasks`."""
-        return await run_async(self._list_tasks())
+        return await run_async(self._list_tasks(), home=self._session_loop())
 
 
 __all__ = ["Task", "TasksMixin", "runs_as_task", "status_as_progress", "task_support"]

@@ -140,7 +140,7 @@ class ClientGroup:
     # -- lifecycle -----------------------------------------------------------------------------------
 
     def _session_loop(self) -> asyncio.AbstractEventLoop | None:
-        """The home loop of the group's work (read by ``_client/loop.py``): its first client's with a
+        """The home loop of the group's work (its methods' ``home=``): its first client's with a
         session, else None, so the group's coroutine runs on the caller's loop and its clients open
         their sessions there. A client on another loop is reached from there by its own routing."""
         for client in self._clients.values():
@@ -215,28 +215,28 @@ class ClientGroup:
     def start(self) -> ClientGroup:
         """Start every server concurrently; see the class docs for what ``strict`` does on a failure."""
         try:
-            run_sync(self._start())
+            run_sync(self._start(), home=self._session_loop())
         except BaseException:
-            run_sync(self._stop())
+            run_sync(self._stop(), home=self._session_loop())
             raise
         return self
 
     async def astart(self) -> ClientGroup:
         """Async twin of :meth:`start`."""
         try:
-            await run_async(self._start())
+            await run_async(self._start(), home=self._session_loop())
         except BaseException:
-            await run_async(self._stop())
+            await run_async(self._stop(), home=self._session_loop())
             raise
         return self
 
     def stop(self) -> None:
         """Stop every server (their processes are terminated)."""
-        run_sync(self._stop())
+        run_sync(self._stop(), home=self._session_loop())
 
     async def astop(self) -> None:
         """Async twin of :meth:`stop`."""
-        await run_async(self._stop())
+        await run_async(self._stop(), home=self._session_loop())
 
     def __enter__(self) -> ClientGroup:
         return self.start()
@@ -336,12 +336,12 @@ class ClientGroup:
         name in the group and its name on its server; ``"{server}__{glob}"`` (``"fs__*"``) matches
         that server's tools whether or not they are prefixed. The config's per-server lists apply first.
         """
-        return run_sync(self._tools(include, exclude, refresh))
+        return run_sync(self._tools(include, exclude, refresh), home=self._session_loop())
 
     async def atools(self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, *,
                      refresh: bool = False) -> list[Tool]:
         """Async twin of :meth:`tools`."""
-        return await run_async(self._tools(include, exclude, refresh))
+        return await run_async(self._tools(include, exclude, refresh), home=self._session_loop())
 
     async def _tool(self, name: str, refresh: bool) -> Tool:
         tools = await self._tools(None, None, refresh)
@@ -369,11 +369,11 @@ class ClientGroup:
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it, or
         ``"{server}__{tool}"``, its name when several servers offer it, whether or not it is prefixed here)."""
-        return run_sync(self._tool(name, refresh))
+        return run_sync(self._tool(name, refresh), home=self._session_loop())
 
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
-        return await run_async(self._tool(name, refresh))
+        return await run_async(self._tool(name, refresh), home=self._session_loop())
 
     async def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
                        on_progress: ProgressHandler | None, reset_timeout_on_progress: bool | None = None,
@@ -419,7 +419,7 @@ class ClientGroup:
         it, or a :class:`Tool` of one of the group's servers) with ``parameters``; see
         :meth:`Client.execute_tool`. ``timeout`` covers the lookup of the tool too."""
         return run_sync(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
-                                      max_total_timeout))
+                                      max_total_timeout), home=self._session_loop())
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
@@ -427,7 +427,7 @@ class ClientGroup:
                             max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
         return await run_async(self._execute(name, parameters, timeout, on_progress, reset_timeout_on_progress,
-                                             max_total_timeout))
+                                             max_total_timeout), home=self._session_loop())
 
     async def _pin_tools(self, names: Iterable[str] | str | None) -> dict[str, list[str]]:
         pinned = [c for c in self._clients.values() if c._tool_pins is not None and c.is_alive()]
@@ -452,11 +452,11 @@ class ClientGroup:
         """Accept the current tool definitions of every server with ``tool_pins`` (see
         :meth:`Client.pin_tools`); ``names`` (a tool's name on its server, ``"{server}__{tool}"`` or its
         name in the group) limits it to those tools. Returns the tools pinned, by server."""
-        return run_sync(self._pin_tools(names))
+        return run_sync(self._pin_tools(names), home=self._session_loop())
 
     async def apin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._pin_tools(names))
+        return await run_async(self._pin_tools(names), home=self._session_loop())
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
@@ -473,11 +473,11 @@ class ClientGroup:
     def read_resource(self, uri: str) -> str | bytes:
         """Read the resource at ``uri`` from the server that lists it (or whose resource template fits it):
         ``str`` for text, ``bytes`` for blobs; ``NotFoundError`` when no server has it."""
-        return run_sync(self._read(uri))
+        return run_sync(self._read(uri), home=self._session_loop())
 
     async def aread_resource(self, uri: str) -> str | bytes:
         """Async twin of :meth:`read_resource`."""
-        return await run_async(self._read(uri))
+        return await run_async(self._read(uri), home=self._session_loop())
 
     async def _merged(self, fetch: Callable[[Client], Awaitable[list[_Item]]], what: str,
                       capability: str) -> list[_Item]:
@@ -486,29 +486,33 @@ class ClientGroup:
 
     def resources(self, *, refresh: bool = False) -> list[Resource]:
         """Every server's resources (each keeps its ``client``)."""
-        return run_sync(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"))
+        return run_sync(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"),
+                        home=self._session_loop())
 
     async def aresources(self, *, refresh: bool = False) -> list[Resource]:
         """Async twin of :meth:`resources`."""
-        return await run_async(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"))
+        return await run_async(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"),
+                               home=self._session_loop())
 
     def resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Every server's resource templates."""
         return run_sync(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
-                                     "resources"))
+                                     "resources"), home=self._session_loop())
 
     async def aresource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Async twin of :meth:`resource_templates`."""
         return await run_async(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
-                                            "resources"))
+                                            "resources"), home=self._session_loop())
 
     def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Every server's prompts."""
-        return run_sync(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
+        return run_sync(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"),
+                        home=self._session_loop())
 
     async def aprompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Async twin of :meth:`prompts`."""
-        return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
+        return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"),
+                               home=self._session_loop())
 
 def select_configs(source: str | os.PathLike[str] | Mapping[str, Any],
                    only: Iterable[str] | None) -> dict[str, ServerConfig]:
