@@ -271,13 +271,13 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                     called: CallToolResult = await client.call_tool(tool.mcp_name, arguments,
                                                                     progress_callback=progress, meta=meta)
                     return called
-                made = await _tasks.create(client.session, tool.mcp_name, arguments, ttl=None, meta=meta,
-                                          progress=progress)
+                made = await _tasks.create(client.session, tool.mcp_name, arguments, modern=connection.modern,
+                                           ttl=None, meta=meta, progress=progress)
                 if isinstance(made, CallToolResult):
                     return made
                 if report is not None:
                     await report(made)
-                return await _tasks.run(client.session, made, report)
+                return await _tasks.run(client.session, made, report, modern=connection.modern)
 
         def direct(client: Any) -> Awaitable[CallToolResult]:  # the common case: no task, no status
             called: Awaitable[CallToolResult] = client.call_tool(tool.mcp_name, arguments, progress_callback=progress,

@@ -32,7 +32,6 @@ from mcp_litellm._client.session import SessionOptions
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
 from mcp_litellm._core.option_checks import FLAG, MESSAGE_SIZE, POSITIVE_INT, SECONDS, checked, closest
-from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
@@ -431,7 +430,7 @@ class Client(CatalogMixin):
             return False
 
         async def call(client: Any) -> Any:
-            if is_modern(client.protocol_version):
+            if connection.modern:
                 return await client.session.discover()
             return await client.session.send_ping()
 

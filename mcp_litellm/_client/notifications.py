@@ -28,7 +28,6 @@ from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
 from mcp_litellm._client.session import legacy_call
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
-from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
@@ -127,7 +126,7 @@ class NotificationsMixin(ListingMixin):
     async def _after_connect(self) -> None:
         """Run on the background loop once a session is up: server log level, listener, subscriptions."""
         connection = self._require_connection()
-        if is_modern(connection.client.protocol_version):
+        if connection.modern:
             try:
                 await self._restart_listener(min(self._timeout(None), _FIRST_LISTEN_TIMEOUT))
             except Exception as exc:  # the session works without it: list changes just are not seen
@@ -197,7 +196,7 @@ class NotificationsMixin(ListingMixin):
 
     async def _apply_log_level(self, *, quiet: bool = False) -> None:
         connection = self._connection
-        if connection is None or not connection.alive or is_modern(connection.client.protocol_version):
+        if connection is None or not connection.alive or connection.modern:
             return  # modern connections stamp the level on each request instead
         if connection.client.server_capabilities.logging is None:
             logger.debug("server %r does not offer logging/setLevel", self.name)
@@ -361,7 +360,7 @@ class NotificationsMixin(ListingMixin):
         resources = connection.client.server_capabilities.resources
         if subscribe and (resources is None or not resources.subscribe):
             raise UnsupportedFeature(f"server {self.name!r} does not support resource subscriptions")
-        if is_modern(connection.client.protocol_version):
+        if connection.modern:
             before = set(self._subscribed_uris)
             self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
             if before != self._subscribed_uris:

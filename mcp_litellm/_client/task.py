@@ -121,9 +121,9 @@ class Task:
             self._state = state
 
         async def call(sdk: Any) -> CallToolResult:
-            state = await wait(sdk.session, self._state, report)
+            state = await wait(sdk.session, self._state, report, modern=connection.modern)
             self._state = state
-            return await fetch_result(sdk.session, state)
+            return await fetch_result(sdk.session, state, modern=connection.modern)
 
         result = await connection.request("tasks/get", call, timeout)
         self._result = ToolResult.from_sdk(result, self.tool_name, max_chars=self.client.max_result_chars)

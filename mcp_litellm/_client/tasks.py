@@ -16,7 +16,7 @@ from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.listing import MAX_PAGES
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.task import Task
-from mcp_litellm._client.task_protocol import TaskState, create, is_modern, list_page
+from mcp_litellm._client.task_protocol import TaskState, create, list_page
 from mcp_litellm._client.tool_result import ToolResult
 from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError
@@ -70,7 +70,7 @@ class TasksMixin(ClientCore):
         deadline = Deadline(self._timeout(timeout), "tools/call")  # creating the task, its lookup included
         tool, arguments = await self._resolve_tool(name, parameters, deadline)
         connection = await self._connected(deadline)
-        if not is_modern(connection.client.session):
+        if not connection.modern:
             runs_as_task(tool, True, self.name)
         with deadline.paused():
             denial = await self._approve_tool_call(tool, arguments, CallContext(origin="user", timeout=timeout))
@@ -81,7 +81,8 @@ class TasksMixin(ClientCore):
         meta = self._request_meta()
 
         async def call(client: Any) -> TaskState | CallToolResult:
-            return await create(client.session, tool.mcp_name, arguments, ttl=ttl, meta=meta, progress=None)
+            return await create(client.session, tool.mcp_name, arguments, modern=connection.modern, ttl=ttl, meta=meta,
+                                progress=None)
 
         made = await connection.request("tools/call", call, deadline)
         if isinstance(made, CallToolResult):  # the server ran the call at once
@@ -107,7 +108,7 @@ class TasksMixin(ClientCore):
         connection = await self._connected()
 
         async def call(client: Any) -> list[TaskState]:
-            if is_modern(client.session):
+            if connection.modern:
                 raise ConfigError(f"server {self.name!r} speaks 2026-07-28, where tasks cannot be listed "
                                   "(the tasks extension has no tasks/list); keep the Task handles you start")
             capabilities = client.server_capabilities.tasks

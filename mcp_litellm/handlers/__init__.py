@@ -8,7 +8,6 @@ Plain functions (sync or async) work wherever a handler class does. Deferred dec
 through :class:`ElicitationRegistry` and :class:`HumanInTheLoopRegistry` from any thread.
 """
 
-from mcp_litellm._client.features import install_features
 from mcp_litellm._core.public import show_as_public as _show_as_public
 from mcp_litellm.handlers._approval import HumanInTheLoopHandler
 from mcp_litellm.handlers._base import (
@@ -23,12 +22,9 @@ from mcp_litellm.handlers._base import (
     guard,
     reject,
 )
-from mcp_litellm.handlers._client_features import ClientFeatureSet
 from mcp_litellm.handlers._elicitation import Elicitation, ElicitationHandler
 from mcp_litellm.handlers._registry import ElicitationRegistry, HumanInTheLoopRegistry
 from mcp_litellm.handlers._sampling import Sample, SamplingHandler
-
-install_features(ClientFeatureSet)  # every Client gets its sampling, elicitation, roots and approval here
 
 __all__ = [
     "Decision",

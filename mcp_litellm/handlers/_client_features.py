@@ -35,7 +35,6 @@ from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.session import legacy_call
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
-from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.usage import Usage
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers import _settings
@@ -204,7 +203,7 @@ class ClientFeatureSet:
             logger.info("client %r re-initialises its session to advertise roots", host.name)
             await host._restart()
             return
-        if is_modern(connection.client.protocol_version):
+        if connection.modern:
             return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
         async def notify(client: Any) -> None:
             await legacy_call(client.session.send_roots_list_changed)

@@ -53,3 +53,12 @@ def test_the_home_is_the_argument_not_the_coroutines_self():
 def test_no_module_reads_a_coroutines_frame():
     root = Path(mcp_litellm.__file__).parent
     assert [p.name for p in root.rglob("*.py") if "cr_frame" in p.read_text(encoding="utf-8")] == []
+
+
+def test_the_client_features_are_installed_by_the_package_root_only():
+    """No import side effect (issue 33, §5.5): importing ``handlers`` or ``_client.features`` installs nothing;
+    the package root wires the default factory, explicitly."""
+    root = Path(mcp_litellm.__file__).parent
+    calls = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")
+                   if "install_features(" in p.read_text(encoding="utf-8").replace("def install_features(", ""))
+    assert calls == ["__init__.py"]
