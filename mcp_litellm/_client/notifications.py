@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
@@ -74,6 +75,14 @@ def _level_for_logger() -> str | None:
         if logger.isEnabledFor(python_level):
             return level
     return None
+
+
+def _deprecated_now(old: str, new: str) -> None:
+    """``on_*``/``off_*`` only record, everywhere (applied at the next request): the ``a``-prefixed "apply now"
+    forms of logging go after one deprecation cycle (design review §5.7)."""
+    warnings.warn(f"client.{old}() is deprecated: use client.{new}(), which records the handler without I/O "
+                  "from sync and async code alike; the server's level is set before the next request",
+                  DeprecationWarning, stacklevel=3)
 
 
 class NotificationsMixin(ListingMixin):
@@ -246,7 +255,10 @@ class NotificationsMixin(ListingMixin):
         return self._record_log_handler(fn, level)
 
     async def aon_logging(self, fn: LogHandler, level: str = "info") -> Self:
-        """Async twin of :meth:`on_logging` that sets the server's level at once (its errors raise)."""
+        """Deprecated: use :meth:`on_logging`, which does no I/O from sync and async code alike (the level
+        applies at the next request). Until it goes, this one still sets the server's level at once (its
+        errors raise)."""
+        _deprecated_now("aon_logging", "on_logging")
         return await run_async(self._add_log_handler(fn, level), home=self._session_loop())
 
     def _drop_log_handler(self, fn: LogHandler) -> bool:
@@ -274,7 +286,9 @@ class NotificationsMixin(ListingMixin):
         return self
 
     async def aoff_logging(self, fn: LogHandler) -> Self:
-        """Async twin of :meth:`off_logging` that sets the server's level at once."""
+        """Deprecated: use :meth:`off_logging` (no I/O; the level follows at the next request). Until it
+        goes, this one still sets the server's level at once."""
+        _deprecated_now("aoff_logging", "off_logging")
         return await run_async(self._remove_log_handler(fn), home=self._session_loop())
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
