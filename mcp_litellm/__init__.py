@@ -6,6 +6,7 @@ from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.client import Client, use_running_loop
+from mcp_litellm._client.features import install_features as _install_features
 from mcp_litellm._client.make_client import client
 from mcp_litellm._client.pins import FilePinStore, PinStore
 from mcp_litellm._client.progress import ProgressUpdate
@@ -13,6 +14,7 @@ from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
 from mcp_litellm._client.resource import Resource, ResourceTemplate
 from mcp_litellm._client.task import Task
 from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import (
     AuthError,
@@ -35,7 +37,10 @@ from mcp_litellm._servers.group import ClientGroup
 from mcp_litellm._servers.pool import ClientPool
 from mcp_litellm._transports import register_transport
 from mcp_litellm._transports.configs import MemoryConfig, SseConfig, StdioConfig, StreamableConfig
+from mcp_litellm.handlers._client_features import ClientFeatureSet as _ClientFeatureSet
 from mcp_litellm.handlers._settings import Config, config, configure
+
+_install_features(_ClientFeatureSet)  # the package root wires the default: every Client's client features
 
 __version__ = VERSION
 """The installed version of mcp-litellm (``"0+unknown"`` when run from a tree that was never installed)."""
@@ -52,6 +57,7 @@ __all__ = [
     "ClientGroup",
     "ClientPool",
     "CodeMode",
+    "CallContext",
     "CodeRun",
     "Completion",
     "Config",

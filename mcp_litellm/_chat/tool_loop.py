@@ -45,6 +45,7 @@ from mcp_litellm._chat.stream import TurnAssembler, message_from_response
 from mcp_litellm._client.tool import ToolResult
 from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import MCPLiteLLMError, ToolLoopLimitError
 
 if sys.version_info < (3, 11):
@@ -305,11 +306,13 @@ class ToolLoop:
         context = ToolContext(chat=self.chat, call=call, tool_name=call.name,
                               server=tool.server if tool is not None else None, tool=tool, origin=_origin(ctx),
                               code_run=ctx.code_run, call_context=ctx)
-        await self.hooks.tool_call(call, context)
+        with CodeRun.serving(ctx.code_run):  # the deprecated CodeRun.current() answers in the hooks
+            await self.hooks.tool_call(call, context)
         if emit is not None:
             emit(Chunk(event="tool_start", tool_call=call))
         result = await self._execute(call, ctx)
-        await self.hooks.tool_result(result, context)
+        with CodeRun.serving(ctx.code_run):
+            await self.hooks.tool_result(result, context)
         if emit is not None:
             emit(Chunk(event="tool_end", tool_call=call, tool_result=result))
         return result

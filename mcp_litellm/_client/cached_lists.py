@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.core import ClientCore
 from mcp_litellm._client.deadline import Deadline
-from mcp_litellm._client.listing import CAPABILITIES, lists_nothing, paginate
+from mcp_litellm._client.listing import CAPABILITIES, index_by_keys, lists_nothing, paginate
 from mcp_litellm._core.errors import NotFoundError, ServerError, UnsupportedFeature
 
 T = TypeVar("T")
@@ -79,14 +79,9 @@ class ListingMixin(ClientCore):
                     keys: Callable[[Any], tuple[str, ...]] = lambda item: (item.name,)) -> Any:
         """The item of ``listing`` whose keys include ``name``; re-lists once before ``NotFoundError``."""
         items = await listing(True if refresh else None)
-        for item in items:  # the common case first: the item's own (first) key
-            if keys(item)[0] == name:
-                return item
-        for position in range(1, max((len(keys(i)) for i in items), default=0)):
-            for item in items:
-                item_keys = keys(item)
-                if position < len(item_keys) and item_keys[position] == name:
-                    return item
+        found = index_by_keys(items, keys).get(name)  # the precedence Listing.lookup follows too
+        if found is not None:
+            return found
         if not refresh:  # the list may be stale: look once more before giving up
             return await self._find(label, name, True, listing, keys)
         raise NotFoundError(label, name, [keys(i)[0] for i in items], server=self.name)

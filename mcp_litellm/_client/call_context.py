@@ -26,38 +26,35 @@ from mcp_litellm._core import telemetry
 
 T = TypeVar("T")
 
-_serving: contextvars.ContextVar[object | None] = contextvars.ContextVar("mcp_litellm_serving", default=None)
-"""The connection whose request the current code runs for."""
-
-
 class CallContexts:
     """The contexts of the requests in flight on one connection, oldest first."""
 
-    def __init__(self, owner: object) -> None:
-        self._owner = owner
+    def __init__(self) -> None:
         self._calls: dict[int, contextvars.Context] = {}
+        self._serving: dict[int, asyncio.Task[Any] | None] = {}
+        """The asyncio task running each request in flight (a server's request answered inside the call
+        arrives on it: no context to look up)."""
         self._ids = itertools.count()
         self._settled = asyncio.Event()
         self._settled.set()
         self.made = 0
         """How many requests were made on the owner so far (a pool's test of whether a group was used)."""
 
-    def enter(self) -> tuple[int, contextvars.Token[object | None]]:
-        """Mark the current code as running a request of the owner and remember its context."""
-        token = _serving.set(self._owner)
+    def enter(self) -> int:
+        """Remember the context (and the task) of a request of the owner starting in the current task."""
         key = next(self._ids)
         self._calls[key] = contextvars.copy_context()
+        self._serving[key] = asyncio.current_task()
         self._settled.clear()
         self.made += 1
-        return key, token
+        return key
 
-    def leave(self, entered: tuple[int, contextvars.Token[object | None]]) -> None:
-        """Forget a request :meth:`enter` remembered (in the same task)."""
-        key, token = entered
+    def leave(self, key: int) -> None:
+        """Forget a request :meth:`enter` remembered."""
         self._calls.pop(key, None)
+        self._serving.pop(key, None)
         if not self._calls:
             self._settled.set()
-        _serving.reset(token)
 
     @property
     def in_flight(self) -> int:
@@ -71,7 +68,7 @@ class CallContexts:
     def context_for(self, meta: Mapping[str, Any] | None) -> contextvars.Context | None:
         """The context to answer a server's request in; ``None``: the current one is right (the code
         already runs for one of the owner's requests, or none is in flight)."""
-        if _serving.get() is self._owner or not self._calls:
+        if not self._calls or asyncio.current_task() in self._serving.values():
             return None
         calls = list(self._calls.values())
         wanted = telemetry.trace_id_of(meta)

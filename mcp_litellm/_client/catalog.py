@@ -33,15 +33,13 @@ from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
-from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
+from mcp_litellm._core.sdk_compat import feature_off, is_output_schema_error
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")
-
-_OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
 
 __all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "paginate"]
 
@@ -81,27 +79,32 @@ def _distinct_tool_names(tools: list[Tool]) -> list[Tool]:
             for tool, name in zip(tools, names, strict=True)]
 
 
-# What the SDK's own callbacks answer when a server asks for a client feature that is not enabled.
-_FEATURE_OFF = {"Sampling not supported": ("sampling", "sampling=True (or client.on_sampling(...))",
-                                           "--allow-sampling"),
-                "Elicitation not supported": ("elicitation", "elicitation=handler (or client.on_elicitation(...))",
-                                              "'mcp-litellm chat', which asks in the terminal"),
-                "List roots not supported": ("roots", "roots=[paths]", "")}
+_HOW_TO_ENABLE = {"sampling": ("sampling=True (or client.on_sampling(...))", "--allow-sampling"),
+                  "elicitation": ("elicitation=handler (or client.on_elicitation(...))",
+                                  "'mcp-litellm chat', which asks in the terminal"),
+                  "roots": ("roots=[paths]", "")}
+"""How to enable each client feature a server may ask for, in code and on the command line."""
 
 
 def _raise_if_capability_off(error: ServerError, server: str, tool_name: str) -> None:
     """On 2026-07-28 a server's request for sampling, elicitation or roots comes back inside the tool
     call; when this client had the feature off, the SDK refuses it and the call fails with that refusal.
     Say so as what it is: a client setting, not a server fault."""
-    message = error.message.strip() if isinstance(error.message, str) else ""
-    off = _FEATURE_OFF.get(message) if error.code == INVALID_REQUEST else None
-    if off is None:
+    feature = feature_off(error.message) if error.code == INVALID_REQUEST else None
+    if feature is None:
         return
-    feature, how, cli = off
+    how, cli = _HOW_TO_ENABLE[feature]
     command_line = f"; on the command line: {cli}" if cli else ""
     raise ConfigError(f"tool {tool_name!r} of server {server!r} asked this client for {feature}, which is not "
-                      f"enabled on it (the client answered {message!r}): enable it with {how}{command_line}"
-                      ) from error
+                      f"enabled on it (the client answered {error.message.strip()!r}): enable it with {how}"
+                      f"{command_line}") from error
+
+
+def _user_call(timeout: float | None, on_progress: ProgressHandler | None, task: bool | None,
+               reset_timeout_on_progress: bool | None, max_total_timeout: float | None) -> CallContext:
+    """The context of a call the program made (``execute_tool``): no tool call id, no code run."""
+    return CallContext(origin="user", timeout=timeout, on_progress=on_progress, task=task,
+                       reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
 
 
 def _tool_keys(tool: Tool) -> tuple[str, str]:
@@ -148,12 +151,12 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     def tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
-        return run_sync(self._list_tools(refresh))
+        return run_sync(self._list_tools(refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def atools(self, *, refresh: bool = False) -> list[Tool]:
         """Async twin of :meth:`tools`."""
-        return await run_async(self._list_tools(refresh))
+        return await run_async(self._list_tools(refresh), home=self._session_loop())
 
     async def _find_tool(self, name: str, refresh: bool, deadline: Deadline | None = None) -> Tool:
         if not refresh:  # the common case, a call by name: the cached listing's index
@@ -176,12 +179,12 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     @keyword_only("refresh")
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` (its LiteLLM name or the server's name); ``NotFoundError`` if absent."""
-        return run_sync(self._find_tool(name, refresh))
+        return run_sync(self._find_tool(name, refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
-        return await run_async(self._find_tool(name, refresh))
+        return await run_async(self._find_tool(name, refresh), home=self._session_loop())
 
     async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None,
                             deadline: Deadline | None = None) -> tuple[Tool, dict[str, Any]]:
@@ -195,18 +198,16 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         found = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False, deadline)
         return found, dict(parameters or {})
 
-    def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None, timeout: float | None,
-                 on_progress: ProgressHandler | None, task: bool | None = None,
-                 reset_timeout_on_progress: bool | None = None,
-                 max_total_timeout: float | None = None) -> Coroutine[Any, Any, ToolResult]:
-        """The coroutine of one tool call; a plain function, so that without a tracer provider (the common
-        case) a call is the one coroutine of :meth:`_call_tool` and no span is made.
+    def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None,
+                 ctx: CallContext) -> Coroutine[Any, Any, ToolResult]:
+        """The coroutine of one tool call made as ``ctx`` says; a plain function, so that without a tracer
+        provider (the common case) a call is the one coroutine of :meth:`_call_tool` and no span is made.
 
         The call's :class:`Deadline` starts here, so it covers everything the call waits for."""
-        deadline = self._call_deadline(timeout, reset_timeout_on_progress, max_total_timeout)
+        deadline = self._call_deadline(ctx.timeout, ctx.reset_timeout_on_progress, ctx.max_total_timeout)
         if telemetry.enabled():
-            return self._traced_call(name, parameters, deadline, on_progress, task)
-        return self._call_tool(name, parameters, deadline, on_progress, task)
+            return self._traced_call(name, parameters, deadline, ctx)
+        return self._call_tool(name, parameters, deadline, ctx)
 
     def _call_deadline(self, timeout: float | None, reset_timeout_on_progress: bool | None,
                        max_total_timeout: float | None) -> Deadline:
@@ -218,17 +219,18 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         return Deadline(self._timeout(timeout), "tools/call", reset_on_progress=reset, max_total=total)
 
     async def _traced_call(self, name: str | Tool, parameters: Mapping[str, Any] | None, deadline: Deadline,
-                           on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
+                           ctx: CallContext) -> ToolResult:
         tool, _ = await self._resolve_tool(name, parameters, deadline)
-        with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool), kind="client") as span:
-            result = await self._call_tool(tool, parameters, deadline, on_progress, task)
+        with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool, ctx),
+                            kind="client") as span:
+            result = await self._call_tool(tool, parameters, deadline, ctx)
             if result.is_error:
                 telemetry.fail(span, "tool_error")
             return result
 
-    def _span_attributes(self) -> dict[str, Any]:
+    def _span_attributes(self) -> dict[str, object]:
         """The server's span attributes: its name and, while connected, the protocol version."""
-        attributes: dict[str, Any] = {"mcp_litellm.server": self.name}
+        attributes: dict[str, object] = {"mcp_litellm.server": self.name}
         connection = self._connection
         try:
             version = connection.client.protocol_version if connection is not None else None
@@ -238,55 +240,51 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             attributes["mcp.protocol.version"] = version
         return attributes
 
-    def _tool_span_attributes(self, tool: Tool) -> dict[str, Any]:
-        """The span attributes of a call of ``tool`` (MCP and GenAI semantic conventions)."""
-        attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
-                                      "gen_ai.tool.name": tool.mcp_name, **self._span_attributes()}
-        call_id = telemetry.tool_call_id.get()
-        if call_id:
-            attributes["gen_ai.tool.call.id"] = call_id
-            telemetry.tool_call_id.set(None)  # what this call leads to (a handler calling tools) is not that call
+    def _tool_span_attributes(self, tool: Tool, ctx: CallContext) -> dict[str, object]:
+        """The span attributes of a call of ``tool`` made as ``ctx`` says (MCP and GenAI semantic conventions)."""
+        attributes: dict[str, object] = {"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
+                                         "gen_ai.tool.name": tool.mcp_name, **self._span_attributes()}
+        if ctx.tool_call_id:
+            attributes["gen_ai.tool.call.id"] = ctx.tool_call_id
         attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
         return attributes
 
     async def _call_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None, deadline: Deadline,
-                         on_progress: ProgressHandler | None, task: bool | None) -> ToolResult:
+                         ctx: CallContext) -> ToolResult:
         tool, arguments = await self._resolve_tool(name, parameters, deadline)
         connection = await self._connected(deadline)
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
-        as_task = not connection.modern and runs_as_task(tool, task, self.name)
+        as_task = not connection.modern and runs_as_task(tool, ctx.task, self.name)
         with deadline.paused():  # a person may be deciding: not the server's time
-            denial = await self._approve_tool_call(tool, arguments)
+            denial = await self._approve_tool_call(tool, arguments, ctx)
         if denial is not None:
             telemetry.current_span().set_attribute("mcp_litellm.tool.denied", True)
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
-        progress = self._progress_callback(tool.mcp_name, on_progress, deadline)
+        progress = self._progress_callback(tool.mcp_name, ctx, deadline)
         report = status_as_progress(progress)
         meta = self._request_meta()
+        claimed = self._task_claims
 
         async def call(client: Any) -> CallToolResult:
-            token = _tasks.status_reporter.set(report)  # a 2026-07-28 server may make a task of any call
-            try:
+            with claimed.reporting(report):  # a 2026-07-28 server may make a task of any call
                 if not as_task:
                     called: CallToolResult = await client.call_tool(tool.mcp_name, arguments,
                                                                     progress_callback=progress, meta=meta)
                     return called
-                made = await _tasks.create(client.session, tool.mcp_name, arguments, ttl=None, meta=meta,
-                                          progress=progress)
+                made = await _tasks.create(client.session, tool.mcp_name, arguments, modern=connection.modern,
+                                           ttl=None, meta=meta, progress=progress)
                 if isinstance(made, CallToolResult):
                     return made
                 if report is not None:
                     await report(made)
-                return await _tasks.run(client.session, made, report)
-            finally:
-                _tasks.status_reporter.reset(token)
+                return await _tasks.run(client.session, made, report, modern=connection.modern)
 
-        def direct(client: Any) -> Awaitable[CallToolResult]:  # the common case: no task, no status to report
+        def direct(client: Any) -> Awaitable[CallToolResult]:  # the common case: no task, no status
             called: Awaitable[CallToolResult] = client.call_tool(tool.mcp_name, arguments, progress_callback=progress,
                                                                  meta=meta)
             return called
 
-        send = direct if report is None and not as_task and _tasks.status_reporter.get() is None else call
+        send = direct if report is None and not as_task else call
         try:
             try:
                 result = await call_retrying(lambda left: connection.request("tools/call", send, left),
@@ -302,7 +300,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                 if progress is not None:  # the SDK runs progress callbacks in tasks of their own
                     await progress.drain(deadline.remaining())
         except RuntimeError as exc:  # the SDK's output-schema check
-            if not str(exc).startswith(_OUTPUT_SCHEMA_ERRORS) and "output schema" not in str(exc):
+            if not is_output_schema_error(exc):
                 raise
             return ToolResult.error(f"Error: the tool's result did not match its output schema: {exc}",
                                     tool.mcp_name)
@@ -325,33 +323,23 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             raise ServerError(error.code, f"{error.message}: the server needs the user to open {urls}; {why}",
                               error.data, method=error.method) from error
 
-    def _progress_callback(self, tool_name: str, on_progress: ProgressHandler | None,
-                           deadline: Deadline) -> ProgressDelivery | None:
-        handlers: list[tuple[Any, Shape]] = [(on_progress, handler_shape(on_progress, with_tool_name=False))
-                                             ] if on_progress else []
+    def _progress_callback(self, tool_name: str, ctx: CallContext, deadline: Deadline) -> ProgressDelivery | None:
+        handlers: list[tuple[ProgressHandler, Shape]] = [
+            (ctx.on_progress, handler_shape(ctx.on_progress, with_tool_name=False))] if ctx.on_progress else []
         handlers += self._progress_handlers
         if not handlers and not deadline.reset_on_progress:
             return None
-        return ProgressDelivery(handlers, tool_name, self.name,
+        return ProgressDelivery(handlers, tool_name, self.name, code_run=ctx.code_run,
                                 on_arrival=deadline.progressed if deadline.reset_on_progress else None)
 
     async def list_tools(self) -> list[Tool]:
         """The server's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
         return await self.atools()
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: CallContext) -> ToolResult:
-        """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface):
-        :meth:`aexecute_tool` with the call's context as an argument."""
-        token = telemetry.tool_call_id.set(ctx.tool_call_id)
-        run = ctx.code_run.enter() if ctx.code_run is not None else None
-        try:
-            return await self.aexecute_tool(name, arguments, timeout=ctx.timeout, on_progress=ctx.on_progress,
-                                            task=ctx.task, reset_timeout_on_progress=ctx.reset_timeout_on_progress,
-                                            max_total_timeout=ctx.max_total_timeout)
-        finally:
-            if run is not None:
-                CodeRun.leave(run)
-            telemetry.tool_call_id.reset(token)
+    async def call_tool(self, name: str | Tool, arguments: Mapping[str, Any] | None, ctx: CallContext) -> ToolResult:
+        """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface): its tool call
+        id names the call's span, its code run reaches the approval handler, its options bound the call."""
+        return await run_async(self._execute(name, arguments, ctx), home=self._session_loop())
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
@@ -372,13 +360,13 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         Raises ``NotFoundError`` for an unknown name, ``RequestTimeoutError``, ``TransportError`` or
         ``ServerError`` when the call itself fails.
         """
-        return run_sync(self._execute(name, parameters, timeout, on_progress, task, reset_timeout_on_progress,
-                                      max_total_timeout))
+        ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
+        return run_sync(self._execute(name, parameters, ctx), home=self._session_loop())
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
                             task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`execute_tool`."""
-        return await run_async(self._execute(name, parameters, timeout, on_progress, task, reset_timeout_on_progress,
-                                             max_total_timeout))
+        ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
+        return await run_async(self._execute(name, parameters, ctx), home=self._session_loop())

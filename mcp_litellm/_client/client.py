@@ -33,7 +33,6 @@ from mcp_litellm._client.session import SessionOptions
 from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
 from mcp_litellm._core.option_checks import closest, positive_seconds
-from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import forget_secrets, redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
 from mcp_litellm._core.version import VERSION
@@ -59,6 +58,8 @@ if TYPE_CHECKING:
     )
     from mcp_litellm._client.notifications import SessionLostHandler
     from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
@@ -169,6 +170,8 @@ class Client(CatalogMixin):
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
+        self._task_claims = TasksExtension()
+        """Finishes tasks a 2026-07-28 server makes of plain tool calls; each call says where their status goes."""
         self._connect_on_first_use = False
         self._retired: str | None = None  # why the owner (a ClientPool) stopped this client for good
         self._start_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
@@ -182,7 +185,7 @@ class Client(CatalogMixin):
         """What the next session is built with: client features, then notifications, add callbacks."""
         info = Implementation(name="mcp-litellm", version=VERSION)
         options = SessionOptions(protocol=self.protocol, client_info=info)
-        options.extra["extensions"] = [TasksExtension()]
+        options.extra["extensions"] = [self._task_claims]
         self._features.add_session_callbacks(options)
         self._add_notification_callbacks(options)
         return options
@@ -201,8 +204,8 @@ class Client(CatalogMixin):
         """Run on the background loop after a (re)connect: per-session caches start empty."""
         self._invalidate()
 
-    async def _approve_tool_call(self, tool: Any, arguments: dict[str, Any]) -> str | None:
-        return await self._features.approve_tool_call(tool, arguments)
+    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
+        return await self._features.approve_tool_call(tool, arguments, ctx)
 
     # -- client features -----------------------------------------------------------------------------
 
@@ -357,30 +360,30 @@ class Client(CatalogMixin):
 
     def start(self) -> Client:
         """Connect to the server (no-op when already connected). Returns the client."""
-        run_sync(self._start())
+        run_sync(self._start(), home=self._session_loop())
         return self
 
     async def astart(self) -> Client:
         """Async twin of :meth:`start`."""
-        await run_async(self._start())
+        await run_async(self._start(), home=self._session_loop())
         return self
 
     def stop(self) -> None:
         """Close the session; a stdio server process (and what it spawned) is terminated."""
-        run_sync(self._stop())
+        run_sync(self._stop(), home=self._session_loop())
 
     async def astop(self) -> None:
         """Async twin of :meth:`stop`."""
-        await run_async(self._stop())
+        await run_async(self._stop(), home=self._session_loop())
 
     def restart(self) -> Client:
         """Stop (if needed) and connect again, e.g. after the server process died."""
-        run_sync(self._restart())
+        run_sync(self._restart(), home=self._session_loop())
         return self
 
     async def arestart(self) -> Client:
         """Async twin of :meth:`restart`."""
-        await run_async(self._restart())
+        await run_async(self._restart(), home=self._session_loop())
         return self
 
     def _in_flight(self) -> int:
@@ -403,11 +406,6 @@ class Client(CatalogMixin):
             else:
                 await connection.calls.settled()
 
-    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
-        """The loop this client's session lives on (where its work runs), None while it has none."""
-        connection = self._connection
-        return None if connection is None else connection.loop
-
     def is_alive(self) -> bool:
         """True while the session is connected and usable.
 
@@ -429,7 +427,7 @@ class Client(CatalogMixin):
             return False
 
         async def call(client: Any) -> Any:
-            if is_modern(client.protocol_version):
+            if connection.modern:
                 return await client.session.discover()
             return await client.session.send_ping()
 
@@ -444,11 +442,11 @@ class Client(CatalogMixin):
         """Check the server answers; True or False, never raises for a dead server.
 
         A lost HTTP connection is reconnected first (one attempt), as for any other request."""
-        return run_sync(self._ping(timeout))
+        return run_sync(self._ping(timeout), home=self._session_loop())
 
     async def aping(self, *, timeout: float | None = None) -> bool:
         """Async twin of :meth:`ping`."""
-        return await run_async(self._ping(timeout))
+        return await run_async(self._ping(timeout), home=self._session_loop())
 
     def __enter__(self) -> Client:
         return self.start()

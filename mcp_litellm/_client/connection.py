@@ -27,7 +27,6 @@ reconnect succeeds. Stdio and in-memory sessions end with their process or objec
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import dataclasses
 import logging
 import sys
@@ -78,9 +77,6 @@ else:  # pragma: no cover - Python 3.10
             yield scope
 
 
-_in_reinit_hook: contextvars.ContextVar[bool] = contextvars.ContextVar("mcp_litellm_in_reinit_hook", default=False)
-
-
 class Connection:
     """A started session. Create with :meth:`open`; it is alive until closed or the peer goes away.
 
@@ -106,7 +102,9 @@ class Connection:
         self.on_reinitialised: Callable[[], Awaitable[None]] | None = None
         self.on_session_lost: Callable[[str], None] | None = None
         self._loss_told = False
-        self.calls = CallContexts(self)
+        self._restoring: asyncio.Task[Any] | None = None
+        """The task running ``on_reinitialised`` (it holds the renewal lock): its requests never renew."""
+        self.calls = CallContexts()
         """The contexts of the requests in flight, for answering the server's requests in them."""
 
     # -- lifecycle (all of these run on the connection's loop) -------------------------------------
@@ -214,13 +212,13 @@ class Connection:
                 logger.info("server %r: reconnected", self.name)
             hook = self.on_reinitialised
             if hook is not None:
-                token = _in_reinit_hook.set(True)
+                self._restoring = asyncio.current_task()
                 try:
                     await hook()
                 except Exception:
                     logger.warning("server %r: restoring state on the new session failed", self.name, exc_info=True)
                 finally:
-                    _in_reinit_hook.reset(token)
+                    self._restoring = None
             return fresh
 
     # -- state ---------------------------------------------------------------------------------------
@@ -243,7 +241,11 @@ class Connection:
     @property
     def reconnects(self) -> bool:
         """True when a request on a lost session reconnects first (HTTP transports, not while closing)."""
-        return self._observe_http and not self._closing and not _in_reinit_hook.get()
+        return self._observe_http and not self._closing and not self._in_restore_hook()
+
+    def _in_restore_hook(self) -> bool:
+        """Whether the current code is the ``on_reinitialised`` hook (which holds the renewal lock)."""
+        return self._restoring is not None and asyncio.current_task() is self._restoring
 
     @property
     def client(self) -> mcp.Client:
@@ -279,7 +281,7 @@ class Connection:
                 try:
                     return await self._attempt(session, method, call, timeout)
                 except SessionExpired as expired:
-                    if self._closing or _in_reinit_hook.get():
+                    if self._closing or self._in_restore_hook():
                         raise
                     why = f"HTTP {expired.http_status}"
                 session = await self._renew(seen, timeout, why=why)

@@ -10,6 +10,7 @@ type-checks against the real attributes, not against a copy re-declared in each 
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
@@ -20,7 +21,9 @@ from mcp_litellm._client.features import ClientFeatures
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.progress import ProgressHandler, Shape
 from mcp_litellm._client.prompt import Completion
+from mcp_litellm._client.task_protocol import TasksExtension
 from mcp_litellm._client.tool import Tool
+from mcp_litellm._client.toolset import CallContext
 
 
 class ClientCore(ABC):
@@ -42,8 +45,14 @@ class ClientCore(ABC):
     _features: ClientFeatures
     _catalog_cache: CatalogCache
     _progress_handlers: list[tuple[ProgressHandler, Shape]]
+    _task_claims: TasksExtension
 
     # -- the connection (Client) -------------------------------------------------------------------------
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop this client's session lives on (the ``home=`` of its work), None while it has none."""
+        connection = self._connection
+        return None if connection is None else connection.loop
+
     @abstractmethod
     def _require_connection(self) -> Connection:
         """The live connection; ``TransportError`` when there is none."""
@@ -57,7 +66,7 @@ class ClientCore(ABC):
         """A call's timeout: ``timeout``, or the client's ``request_timeout``."""
 
     @abstractmethod
-    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
         """Ask the human-in-the-loop handler; the reason for a denial, ``None`` when the call may run."""
 
     # -- across the mixins -------------------------------------------------------------------------------

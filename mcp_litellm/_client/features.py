@@ -2,9 +2,10 @@
 
 The features themselves live a layer up, in :mod:`mcp_litellm.handlers`, because they run the user's
 handler classes and LiteLLM. A :class:`Client` holds one :class:`ClientFeatures` object, built by the
-factory that ``mcp_litellm.handlers`` installs with :func:`install_features` when it is imported
-(``import mcp_litellm`` does that first), and asks it for the session callbacks and for each tool
-call's approval. The client core never imports the handlers.
+factory the package root (``mcp_litellm/__init__.py``, the one place that sees every layer) installs
+explicitly with :func:`install_features`; importing a module here or in ``handlers`` installs nothing.
+The client asks its features for the session callbacks and for each tool call's approval. The client
+core never imports the handlers.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from mcp_litellm._client.roots import Roots
     from mcp_litellm._client.session import SessionOptions
     from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 
@@ -74,8 +76,8 @@ class ClientFeatures(Protocol):
         """Features enabled since the session started that it did not advertise (registration does no
         I/O: the client's next request re-initialises the session when this is not empty)."""
 
-    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        """A denial reason, or ``None`` to let the call run."""
+    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
+        """A denial reason, or ``None`` to let the call run (``ctx``: the call's context, for the handler)."""
 
     async def elicit_urls(self, requests: list[Any]) -> str | None:
         """Ask the user through the elicitation handler to open each URL a server requires (error -32042);
@@ -92,7 +94,7 @@ _factory: FeatureFactory | None = None
 
 
 def install_features(factory: FeatureFactory) -> None:
-    """Set the factory every new client builds its features with (called by ``mcp_litellm.handlers``)."""
+    """Set the factory every new client builds its features with (called once by the package root)."""
     global _factory
     _factory = factory
 
@@ -100,5 +102,5 @@ def install_features(factory: FeatureFactory) -> None:
 def build_features(host: FeatureHost, options: dict[str, Any]) -> ClientFeatures:
     """The features of a new client, from the installed factory."""
     if _factory is None:  # only if the package root was bypassed, which Python's import system prevents
-        raise RuntimeError("mcp_litellm.handlers was not imported; import mcp_litellm first")
+        raise RuntimeError("no client features are installed; import mcp_litellm first")
     return _factory(host, options)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -39,6 +39,18 @@ MAX_PAGES = 1000
 """A server that keeps returning cursors is cut off after this many pages."""
 
 
+def index_by_keys(items: Sequence[T], keys: Callable[[T], tuple[str, ...]]) -> dict[str, T]:
+    """Items by each of their ``keys``: the one rule of which item a name finds. An item's first key wins
+    over any item's second one, and earlier items over later ones, as in a scan of the list."""
+    index: dict[str, T] = {}
+    rows = [keys(item) for item in items]
+    for position in range(max((len(row) for row in rows), default=0)):
+        for item, row in zip(items, rows, strict=True):
+            if position < len(row):
+                index.setdefault(row[position], item)
+    return index
+
+
 @dataclass
 class Listing(Generic[T]):
     """One kind's cached list: the converted items (``None``: not fetched, or dropped), when the server's
@@ -51,22 +63,14 @@ class Listing(Generic[T]):
     _index: dict[str, T] | None = field(default=None, repr=False)
 
     def lookup(self, name: str, keys: Callable[[T], tuple[str, ...]]) -> T | None:
-        """The cached item one of whose ``keys`` is ``name`` (``None``: not cached, or no such item).
-
-        An item's first key wins over any item's second one, and earlier items over later ones, as in a
-        scan of the list; the index is built once per stored list, so a call by name costs the same
+        """The cached item one of whose ``keys`` is ``name`` (``None``: not cached, or no such item), by
+        :func:`index_by_keys`; the index is built once per stored list, so a call by name costs the same
         with five tools as with five hundred."""
         if self.items is None:
             return None
         index = self._index
         if index is None:
-            index = {}
-            rows = [keys(item) for item in self.items]
-            for position in range(max((len(row) for row in rows), default=0)):
-                for item, row in zip(self.items, rows, strict=True):
-                    if position < len(row):
-                        index.setdefault(row[position], item)
-            self._index = index
+            index = self._index = index_by_keys(self.items, keys)
         return index.get(name)
 
     def fresh(self) -> bool:

@@ -27,11 +27,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import enum
 import queue
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator
-from types import CoroutineType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from mcp_litellm._core.errors import MCPLiteLLMError, TransportError, outside_frames, plain_traceback
 
@@ -117,34 +117,27 @@ def _owner_loop_for_blocking_call() -> asyncio.AbstractEventLoop:
     return loop
 
 
-_NOT_A_CLIENT = object()
+class _Elsewhere(enum.Enum):
+    ELSEWHERE = "elsewhere"
 
 
-def _home_of(coro: Coroutine[Any, Any, Any]) -> Any:
-    """The home loop of the client whose work ``coro`` is: ``None`` while it has no session, ``_NOT_A_CLIENT``
-    for other work (a pool's) and for a client whose session's loop has closed: both run on
-    :func:`get_loop`, which outlives the short-lived loops (such a client reconnects there, once).
+ELSEWHERE = _Elsewhere.ELSEWHERE
+"""``home=`` of work that belongs to no client's session (a pool's, a chat's): it runs on :func:`get_loop`."""
 
-    The client is the coroutine's ``self`` (a client method) or that object's ``client`` (a tool's,
-    resource's or prompt's method): every public method hands one such coroutine to :func:`run_sync` or
-    :func:`run_async`, so this one look here routes them all. A group answers ``_session_loop`` too (its
-    clients' loop), so it is routed like a client.
-    """
-    frame = coro.cr_frame if isinstance(coro, CoroutineType) else None
-    if frame is None:
-        return _NOT_A_CLIENT
-    owner = frame.f_locals.get("self")
-    session_loop = getattr(owner, "_session_loop", None)
-    if session_loop is None:
-        session_loop = getattr(getattr(owner, "client", None), "_session_loop", None)
-        if session_loop is None:
-            return _NOT_A_CLIENT
-    home = session_loop()
-    return _NOT_A_CLIENT if home is not None and home.is_closed() else home
+Home: TypeAlias = "asyncio.AbstractEventLoop | Literal[_Elsewhere.ELSEWHERE] | None"
+"""Where a call's work belongs, as its caller says (``run_sync(coro, home=...)``): the loop a client's session
+lives on, ``None`` for a client that has no session yet (it opens one where the work runs), or
+:data:`ELSEWHERE`."""
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on its client's home loop (see the module docs) and block until it finishes.
+def _settled(home: Home) -> Home:
+    """A home loop that has closed (``asyncio.run`` returned) is no home: such a client reconnects on
+    :func:`get_loop`, which outlives the short-lived loops, once."""
+    return ELSEWHERE if isinstance(home, asyncio.AbstractEventLoop) and home.is_closed() else home
+
+
+def run_sync(coro: Coroutine[Any, Any, T], *, home: Home = ELSEWHERE) -> T:
+    """Run ``coro`` on ``home`` (its client's home loop, see the module docs) and block until it finishes.
 
     Works in plain scripts, in worker threads, and while another event loop runs in the calling
     thread (a notebook cell). Ctrl-C cancels the work on the loop before re-raising.
@@ -158,8 +151,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
                 "sessions (from an async handler, or after ml.use_running_loop()), where it would block that loop; "
                 "use the async twin (the 'a'-prefixed method) there instead"
             )
-        home = _home_of(coro)
-        if home is None or home is _NOT_A_CLIENT:
+        home = _settled(home)
+        if home is None or home is ELSEWHERE:
             loop = _owner_loop_for_blocking_call()
         elif home is caller:
             # The session lives on this thread's loop, which this call blocks: what needs no session (a cached
@@ -280,15 +273,16 @@ async def run_on(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) 
         raise
 
 
-async def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Await ``coro`` on its client's home loop: directly when that is the caller's loop (or the client has
-    no session yet: it opens one here), else across threads. Other work runs on :func:`get_loop`."""
+async def run_async(coro: Coroutine[Any, Any, T], *, home: Home = ELSEWHERE) -> T:
+    """Await ``coro`` on ``home``, its client's home loop: directly when that is the caller's loop (or the
+    client has no session yet: it opens one here), else across threads. Other work (``ELSEWHERE``) runs on
+    :func:`get_loop`."""
     here = asyncio.get_running_loop()
-    home = _home_of(coro)
+    home = _settled(home)
     if home is None:  # no session yet: it opens on the caller's loop (or the one use_running_loop() named)
         adopted = _adopted
         home = here if adopted is None or adopted[0].is_closed() else adopted[0]
-    elif home is _NOT_A_CLIENT:
+    elif home is ELSEWHERE:
         home = get_loop()
     try:
         if home is here or home in _blocked:

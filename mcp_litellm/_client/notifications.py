@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
@@ -28,7 +29,6 @@ from mcp_litellm._client.loop import run_async
 from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
 from mcp_litellm._client.session import legacy_call
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
-from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._core.telemetry import trace_context
 from mcp_litellm._core.types import HookResult
@@ -75,6 +75,14 @@ def _level_for_logger() -> str | None:
         if logger.isEnabledFor(python_level):
             return level
     return None
+
+
+def _deprecated_now(old: str, new: str) -> None:
+    """``on_*``/``off_*`` only record, everywhere (applied at the next request): the ``a``-prefixed "apply now"
+    forms of logging go after one deprecation cycle (design review §5.7)."""
+    warnings.warn(f"client.{old}() is deprecated: use client.{new}(), which records the handler without I/O "
+                  "from sync and async code alike; the server's level is set before the next request",
+                  DeprecationWarning, stacklevel=3)
 
 
 class NotificationsMixin(ListingMixin):
@@ -127,7 +135,7 @@ class NotificationsMixin(ListingMixin):
     async def _after_connect(self) -> None:
         """Run on the background loop once a session is up: server log level, listener, subscriptions."""
         connection = self._require_connection()
-        if is_modern(connection.client.protocol_version):
+        if connection.modern:
             try:
                 await self._restart_listener(min(self._timeout(None), _FIRST_LISTEN_TIMEOUT))
             except Exception as exc:  # the session works without it: list changes just are not seen
@@ -197,7 +205,7 @@ class NotificationsMixin(ListingMixin):
 
     async def _apply_log_level(self, *, quiet: bool = False) -> None:
         connection = self._connection
-        if connection is None or not connection.alive or is_modern(connection.client.protocol_version):
+        if connection is None or not connection.alive or connection.modern:
             return  # modern connections stamp the level on each request instead
         if connection.client.server_capabilities.logging is None:
             logger.debug("server %r does not offer logging/setLevel", self.name)
@@ -247,8 +255,11 @@ class NotificationsMixin(ListingMixin):
         return self._record_log_handler(fn, level)
 
     async def aon_logging(self, fn: LogHandler, level: str = "info") -> Self:
-        """Async twin of :meth:`on_logging` that sets the server's level at once (its errors raise)."""
-        return await run_async(self._add_log_handler(fn, level))
+        """Deprecated: use :meth:`on_logging`, which does no I/O from sync and async code alike (the level
+        applies at the next request). Until it goes, this one still sets the server's level at once (its
+        errors raise)."""
+        _deprecated_now("aon_logging", "on_logging")
+        return await run_async(self._add_log_handler(fn, level), home=self._session_loop())
 
     def _drop_log_handler(self, fn: LogHandler) -> bool:
         kept = [(handler, level) for handler, level in self._log_handlers if handler != fn]
@@ -275,8 +286,10 @@ class NotificationsMixin(ListingMixin):
         return self
 
     async def aoff_logging(self, fn: LogHandler) -> Self:
-        """Async twin of :meth:`off_logging` that sets the server's level at once."""
-        return await run_async(self._remove_log_handler(fn))
+        """Deprecated: use :meth:`off_logging` (no I/O; the level follows at the next request). Until it
+        goes, this one still sets the server's level at once."""
+        _deprecated_now("aoff_logging", "off_logging")
+        return await run_async(self._remove_log_handler(fn), home=self._session_loop())
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
 
@@ -361,7 +374,7 @@ class NotificationsMixin(ListingMixin):
         resources = connection.client.server_capabilities.resources
         if subscribe and (resources is None or not resources.subscribe):
             raise UnsupportedFeature(f"server {self.name!r} does not support resource subscriptions")
-        if is_modern(connection.client.protocol_version):
+        if connection.modern:
             before = set(self._subscribed_uris)
             self._subscribed_uris.add(uri) if subscribe else self._subscribed_uris.discard(uri)
             if before != self._subscribed_uris:

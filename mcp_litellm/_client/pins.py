@@ -231,8 +231,8 @@ class PinsMixin(ClientCore):
         available again. ``names`` limits it to those tools (the server's names or LiteLLM names);
         ``None`` pins every current tool (and forgets pins of tools the server no longer has).
         Returns the server names of the tools pinned. ``ConfigError`` without ``tool_pins``."""
-        return run_sync(self._pin_tools(names))
+        return run_sync(self._pin_tools(names), home=self._session_loop())
 
     async def apin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
         """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._pin_tools(names))
+        return await run_async(self._pin_tools(names), home=self._session_loop())

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from mcp_litellm._client.call_context import run_in_context
+from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code
 
@@ -92,8 +93,10 @@ class ProgressDelivery:
     """
 
     def __init__(self, handlers: list[tuple[Any, Shape]], tool_name: str, client_name: str, *,
-                 on_arrival: Callable[[], None] | None = None) -> None:
+                 code_run: CodeRun | None = None, on_arrival: Callable[[], None] | None = None) -> None:
         self._handlers, self._tool_name, self._client_name = handlers, tool_name, client_name
+        self._code_run = code_run
+        """The code-mode run the call comes from (what the deprecated ``CodeRun.current()`` answers in a handler)."""
         self._on_arrival = on_arrival
         """Told of each update as it arrives, before any handler runs (the call's deadline, when progress
         restarts its timeout)."""
@@ -124,7 +127,8 @@ class ProgressDelivery:
                 arguments: tuple[Any, ...] = ((update,) if shape == 1 else
                                               (value, total, message, self._tool_name)[:shape])
                 try:
-                    await call_user_code(handler, *arguments)
+                    with CodeRun.serving(self._code_run):
+                        await call_user_code(handler, *arguments)
                 except Exception:
                     logger.exception("progress handler for %s on %r failed", self._tool_name, self._client_name)
 

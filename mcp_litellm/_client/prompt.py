@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ def _argument_text(value: Any) -> str:
 
 class PromptOwner(Protocol):
     """What a :class:`Prompt` needs of the client it came from (a :class:`~mcp_litellm.Client` is one)."""
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
 
     @property
     def name(self) -> str: ...
@@ -99,11 +102,11 @@ class Prompt:
         data). A missing required argument (or an unknown one) raises ``ConfigError`` before any
         request; non-string values are sent as JSON text.
         """
-        return run_sync(self._messages(arguments))
+        return run_sync(self._messages(arguments), home=self.client._session_loop())
 
     async def amessages(self, arguments: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Async twin of :meth:`messages`."""
-        return await run_async(self._messages(arguments))
+        return await run_async(self._messages(arguments), home=self.client._session_loop())
 
     def include(self, chat: Any, arguments: Mapping[str, Any] | None = None) -> Any:
         """Append this prompt's messages to ``chat`` (same as ``chat.with_prompt(prompt, arguments)``)."""
@@ -115,12 +118,12 @@ class Prompt:
         ``UnsupportedFeature`` if the server offers no completions.
         """
         return run_sync(self.client._complete(PromptReference(type="ref/prompt", name=self.name),
-                                              argument, value, context))
+                                              argument, value, context), home=self.client._session_loop())
 
     async def acomplete(self, argument: str, value: str, context: Mapping[str, str] | None = None) -> Completion:
         """Async twin of :meth:`complete`."""
         return await run_async(self.client._complete(PromptReference(type="ref/prompt", name=self.name),
-                                                     argument, value, context))
+                                                     argument, value, context), home=self.client._session_loop())
 
 
 __all__ = ["Completion", "Prompt", "PromptArgument", "PromptOwner"]

@@ -32,12 +32,12 @@ class PromptsMixin(ListingMixin):
     def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """The server's prompts (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
-        return run_sync(self._list_prompts(refresh))
+        return run_sync(self._list_prompts(refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def aprompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Async twin of :meth:`prompts`."""
-        return await run_async(self._list_prompts(refresh))
+        return await run_async(self._list_prompts(refresh), home=self._session_loop())
 
     async def _find_prompt(self, name: str, refresh: bool) -> Prompt:
         found: Prompt = await self._find("prompt", name, refresh, self._list_prompts)
@@ -46,12 +46,12 @@ class PromptsMixin(ListingMixin):
     @keyword_only("refresh")
     def prompt(self, name: str, *, refresh: bool = False) -> Prompt:
         """The prompt called ``name``; ``NotFoundError`` if absent."""
-        return run_sync(self._find_prompt(name, refresh))
+        return run_sync(self._find_prompt(name, refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def aprompt(self, name: str, *, refresh: bool = False) -> Prompt:
         """Async twin of :meth:`prompt`."""
-        return await run_async(self._find_prompt(name, refresh))
+        return await run_async(self._find_prompt(name, refresh), home=self._session_loop())
 
     async def _get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         connection = await self._connected()

@@ -3,6 +3,7 @@ calls are in ``resources``."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -24,6 +25,8 @@ def _heading(kind: str, label: str, uri: str, description: str | None) -> str:
 class ResourceOwner(Protocol):
     """What a :class:`Resource` or :class:`ResourceTemplate` needs of the client it came from (a
     :class:`~mcp_litellm.Client` is one)."""
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
 
     @property
     def name(self) -> str: ...
@@ -57,11 +60,11 @@ class Resource:
 
     def content(self, refresh: bool = False) -> str | bytes:
         """The resource's content: ``str`` for text, ``bytes`` for blobs (cached; see the class docs)."""
-        return run_sync(self._content(refresh))
+        return run_sync(self._content(refresh), home=self.client._session_loop())
 
     async def acontent(self, refresh: bool = False) -> str | bytes:
         """Async twin of :meth:`content`."""
-        return await run_async(self._content(refresh))
+        return await run_async(self._content(refresh), home=self.client._session_loop())
 
     async def _to_message(self, refresh: bool) -> dict[str, Any]:
         result = await self.client._read(self.uri, refresh)
@@ -70,11 +73,11 @@ class Resource:
 
     def to_message(self, refresh: bool = False) -> dict[str, Any]:
         """A LiteLLM user message with the resource: text, an image part for images, or a note for other binary data."""
-        return run_sync(self._to_message(refresh))
+        return run_sync(self._to_message(refresh), home=self.client._session_loop())
 
     async def ato_message(self, refresh: bool = False) -> dict[str, Any]:
         """Async twin of :meth:`to_message`."""
-        return await run_async(self._to_message(refresh))
+        return await run_async(self._to_message(refresh), home=self.client._session_loop())
 
     def include(self, chat: Any) -> Any:
         """Add this resource to ``chat`` as context (same as ``chat.with_resource(resource)``); returns the chat."""
@@ -85,19 +88,19 @@ class Resource:
 
         Each change drops the cached content and calls the client's ``on_resource_updated`` handlers.
         """
-        run_sync(self.client._subscription(self.uri, True))
+        run_sync(self.client._subscription(self.uri, True), home=self.client._session_loop())
 
     async def asubscribe(self) -> None:
         """Async twin of :meth:`subscribe`."""
-        await run_async(self.client._subscription(self.uri, True))
+        await run_async(self.client._subscription(self.uri, True), home=self.client._session_loop())
 
     def unsubscribe(self) -> None:
         """Stop the updates :meth:`subscribe` asked for."""
-        run_sync(self.client._subscription(self.uri, False))
+        run_sync(self.client._subscription(self.uri, False), home=self.client._session_loop())
 
     async def aunsubscribe(self) -> None:
         """Async twin of :meth:`unsubscribe`."""
-        await run_async(self.client._subscription(self.uri, False))
+        await run_async(self.client._subscription(self.uri, False), home=self.client._session_loop())
 
 
 @dataclass(eq=False)
@@ -146,11 +149,11 @@ class ResourceTemplate:
 
     def to_content(self, arguments: Mapping[str, Any] | None = None) -> str | bytes:
         """Expand the template with ``arguments`` and read the result (``str`` for text, ``bytes`` for blobs)."""
-        return run_sync(self._to_content(arguments))
+        return run_sync(self._to_content(arguments), home=self.client._session_loop())
 
     async def ato_content(self, arguments: Mapping[str, Any] | None = None) -> str | bytes:
         """Async twin of :meth:`to_content`."""
-        return await run_async(self._to_content(arguments))
+        return await run_async(self._to_content(arguments), home=self.client._session_loop())
 
     async def _to_message(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         uri = self.expand(arguments)
@@ -160,11 +163,11 @@ class ResourceTemplate:
 
     def to_message(self, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Expand, read, and return a LiteLLM user message with the content (like ``Resource.to_message``)."""
-        return run_sync(self._to_message(arguments))
+        return run_sync(self._to_message(arguments), home=self.client._session_loop())
 
     async def ato_message(self, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Async twin of :meth:`to_message`."""
-        return await run_async(self._to_message(arguments))
+        return await run_async(self._to_message(arguments), home=self.client._session_loop())
 
     def include(self, chat: Any, arguments: Mapping[str, Any] | None = None) -> Any:
         """Expand, read and add to ``chat`` as context (same as ``chat.with_resource_template``); returns the chat."""
@@ -175,13 +178,13 @@ class ResourceTemplate:
 
         ``context`` holds variables already chosen. ``UnsupportedFeature`` if the server offers no completions.
         """
-        return run_sync(self.client._complete(ResourceTemplateReference(type="ref/resource", uri=self.uri_template),
-                                              argument, value, context))
+        ref = ResourceTemplateReference(type="ref/resource", uri=self.uri_template)
+        return run_sync(self.client._complete(ref, argument, value, context), home=self.client._session_loop())
 
     async def acomplete(self, argument: str, value: str, context: Mapping[str, str] | None = None) -> Completion:
         """Async twin of :meth:`complete`."""
-        return await run_async(self.client._complete(
-            ResourceTemplateReference(type="ref/resource", uri=self.uri_template), argument, value, context))
+        ref = ResourceTemplateReference(type="ref/resource", uri=self.uri_template)
+        return await run_async(self.client._complete(ref, argument, value, context), home=self.client._session_loop())
 
 
 __all__ = ["Resource", "ResourceTemplate"]

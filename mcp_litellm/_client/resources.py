@@ -34,12 +34,12 @@ class ResourcesMixin(ListingMixin):
     def resources(self, *, refresh: bool = False) -> list[Resource]:
         """The server's resources (fetched once, then cached until ``refresh=True``, a list_changed, or the
         server's ``ttlMs`` runs out)."""
-        return run_sync(self._list_resources(refresh))
+        return run_sync(self._list_resources(refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def aresources(self, *, refresh: bool = False) -> list[Resource]:
         """Async twin of :meth:`resources`."""
-        return await run_async(self._list_resources(refresh))
+        return await run_async(self._list_resources(refresh), home=self._session_loop())
 
     async def _find_resource(self, name: str, refresh: bool) -> Resource:
         found: Resource = await self._find("resource", name, refresh, self._list_resources,
@@ -49,12 +49,12 @@ class ResourcesMixin(ListingMixin):
     @keyword_only("refresh")
     def resource(self, name: str, *, refresh: bool = False) -> Resource:
         """The resource called ``name`` (or with that uri or title); ``NotFoundError`` if absent."""
-        return run_sync(self._find_resource(name, refresh))
+        return run_sync(self._find_resource(name, refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def aresource(self, name: str, *, refresh: bool = False) -> Resource:
         """Async twin of :meth:`resource`."""
-        return await run_async(self._find_resource(name, refresh))
+        return await run_async(self._find_resource(name, refresh), home=self._session_loop())
 
     async def _read(self, uri: str, refresh: bool) -> ReadResourceResult:
         cache = self._catalog_cache
@@ -75,11 +75,11 @@ class ResourcesMixin(ListingMixin):
 
     def read_resource(self, uri: str) -> str | bytes:
         """Read the resource at ``uri`` now: ``str`` for text, ``bytes`` for blobs (several parts are joined)."""
-        return run_sync(self._read_value(uri))
+        return run_sync(self._read_value(uri), home=self._session_loop())
 
     async def aread_resource(self, uri: str) -> str | bytes:
         """Async twin of :meth:`read_resource`."""
-        return await run_async(self._read_value(uri))
+        return await run_async(self._read_value(uri), home=self._session_loop())
 
     # -- templates ---------------------------------------------------------------------------------------
 
@@ -96,12 +96,12 @@ class ResourcesMixin(ListingMixin):
     @keyword_only("refresh")
     def resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """The server's resource templates (cached like :meth:`resources`)."""
-        return run_sync(self._list_templates(refresh))
+        return run_sync(self._list_templates(refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def aresource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Async twin of :meth:`resource_templates`."""
-        return await run_async(self._list_templates(refresh))
+        return await run_async(self._list_templates(refresh), home=self._session_loop())
 
     async def _find_template(self, name: str, refresh: bool) -> ResourceTemplate:
         found: ResourceTemplate = await self._find("resource template", name, refresh, self._list_templates,
@@ -111,12 +111,12 @@ class ResourcesMixin(ListingMixin):
     @keyword_only("refresh")
     def resource_template(self, name: str, *, refresh: bool = False) -> ResourceTemplate:
         """The template called ``name`` (or with that URI template); ``NotFoundError`` if absent."""
-        return run_sync(self._find_template(name, refresh))
+        return run_sync(self._find_template(name, refresh), home=self._session_loop())
 
     @keyword_only("refresh")
     async def aresource_template(self, name: str, *, refresh: bool = False) -> ResourceTemplate:
         """Async twin of :meth:`resource_template`."""
-        return await run_async(self._find_template(name, refresh))
+        return await run_async(self._find_template(name, refresh), home=self._session_loop())
 
 
 __all__ = ["ResourcesMixin"]

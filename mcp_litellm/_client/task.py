@@ -6,6 +6,7 @@ The wire shapes of both protocol eras and the polling driver are in ``task_proto
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 class TaskOwner(Protocol):
     """What a :class:`Task` needs of the client that started it (a :class:`~mcp_litellm.Client` is one)."""
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
 
     @property
     def name(self) -> str: ...
@@ -102,11 +105,11 @@ class Task:
 
     def refresh(self) -> Task:
         """Ask the server for the task's status now (``tasks/get``); returns the task."""
-        return run_sync(self._refresh())
+        return run_sync(self._refresh(), home=self.client._session_loop())
 
     async def arefresh(self) -> Task:
         """Async twin of :meth:`refresh`."""
-        return await run_async(self._refresh())
+        return await run_async(self._refresh(), home=self.client._session_loop())
 
     async def _wait_result(self, timeout: float | None) -> ToolResult:
         if self._result is not None:
@@ -118,9 +121,9 @@ class Task:
             self._state = state
 
         async def call(sdk: Any) -> CallToolResult:
-            state = await wait(sdk.session, self._state, report)
+            state = await wait(sdk.session, self._state, report, modern=connection.modern)
             self._state = state
-            return await fetch_result(sdk.session, state)
+            return await fetch_result(sdk.session, state, modern=connection.modern)
 
         result = await connection.request("tasks/get", call, timeout)
         self._result = ToolResult.from_sdk(result, self.tool_name, max_chars=self.client.max_result_chars)
@@ -130,11 +133,11 @@ class Task:
         """Wait until the task ends (at most ``timeout`` seconds; ``None``: no limit), then return its
         :class:`ToolResult`. A timeout raises ``ml.RequestTimeoutError`` and leaves the task running (use
         :meth:`cancel`); a failed task raises ``ml.ServerError``."""
-        return run_sync(self._wait_result(timeout))
+        return run_sync(self._wait_result(timeout), home=self.client._session_loop())
 
     async def aresult(self, timeout: float | None = None) -> ToolResult:
         """Async twin of :meth:`result`."""
-        return await run_async(self._wait_result(timeout))
+        return await run_async(self._wait_result(timeout), home=self.client._session_loop())
 
     async def _cancel(self) -> Task:
         if self.done:
@@ -152,11 +155,11 @@ class Task:
 
     def cancel(self) -> Task:
         """Ask the server to cancel the task (``tasks/cancel``); a finished task is left as it is."""
-        return run_sync(self._cancel())
+        return run_sync(self._cancel(), home=self.client._session_loop())
 
     async def acancel(self) -> Task:
         """Async twin of :meth:`cancel`."""
-        return await run_async(self._cancel())
+        return await run_async(self._cancel(), home=self.client._session_loop())
 
 
 __all__ = ["Task", "TaskOwner"]

@@ -17,9 +17,9 @@ applies timeouts and translates errors); ``tasks.py`` has the public handle and 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,9 +30,8 @@ from mcp_types import CallToolResult, RequestParams, Result
 from mcp_types import Request as _Request
 
 from mcp_litellm._core.errors import ServerError
-from mcp_litellm._core.protocol import is_modern as _is_modern_version
 from mcp_litellm._core.redact import short_token
-from mcp_litellm._core.sdk_compat import negotiated_version, send_raw_request
+from mcp_litellm._core.sdk_compat import send_raw_request
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -49,9 +48,6 @@ CANCEL_GRACE = 5.0
 """Seconds a ``tasks/cancel`` sent after a timeout or cancellation may take."""
 
 StatusCallback = Callable[["TaskState"], Awaitable[None]]
-status_reporter: contextvars.ContextVar[StatusCallback | None] = contextvars.ContextVar(
-    "mcp_litellm_task_status", default=None)
-"""Set around a tool call: where status changes of a task the server made of it are reported."""
 
 
 # -- wire models --------------------------------------------------------------------------------------
@@ -162,11 +158,6 @@ class TaskState:
         return created.timestamp() + self.ttl
 
 
-def is_modern(session: ClientSession) -> bool:
-    """True when ``session`` speaks the 2026 era (see ``_core.protocol.is_modern``)."""
-    return _is_modern_version(negotiated_version(session))
-
-
 # -- requests -----------------------------------------------------------------------------------------
 
 
@@ -180,7 +171,7 @@ async def _send(session: ClientSession, request: Any) -> dict[str, Any]:
 _late_cancels: set[asyncio.Future[None]] = set()  # cancels of tasks created after their caller gave up
 
 
-async def create(session: ClientSession, name: str, arguments: dict[str, Any], *, ttl: float | None,
+async def create(session: ClientSession, name: str, arguments: dict[str, Any], *, modern: bool, ttl: float | None,
                  meta: dict[str, Any] | None, progress: Any) -> TaskState | CallToolResult:
     """Call tool ``name`` as a task; the server's task, or the tool's result if it ran the call at once.
 
@@ -188,7 +179,8 @@ async def create(session: ClientSession, name: str, arguments: dict[str, Any], *
     create goes on in the background for up to ``CANCEL_GRACE`` seconds, and a task it made is cancelled:
     a server that does not stop on ``notifications/cancelled`` would otherwise run it for nobody.
     """
-    creating = asyncio.ensure_future(_create(session, name, arguments, ttl=ttl, meta=meta, progress=progress))
+    creating = asyncio.ensure_future(_create(session, name, arguments, modern=modern, ttl=ttl, meta=meta,
+                                             progress=progress))
     try:
         return await asyncio.shield(creating)
     except asyncio.CancelledError:
@@ -211,9 +203,9 @@ async def _cancel_when_made(session: ClientSession, creating: asyncio.Future[Tas
         await cancel_quietly(session, made.task_id)
 
 
-async def _create(session: ClientSession, name: str, arguments: dict[str, Any], *, ttl: float | None,
+async def _create(session: ClientSession, name: str, arguments: dict[str, Any], *, modern: bool, ttl: float | None,
                   meta: dict[str, Any] | None, progress: Any) -> TaskState | CallToolResult:
-    if is_modern(session):
+    if modern:
         answer = await session.call_tool(name, arguments, progress_callback=progress, meta=meta,  # type: ignore[arg-type]
                                          allow_claimed=True)
         if isinstance(answer, CreatedTask):
@@ -261,9 +253,10 @@ async def list_page(session: ClientSession, cursor: str | None) -> tuple[list[Ta
     return [TaskState.parse(t) for t in tasks if isinstance(t, Mapping)], next_cursor if next_cursor else None
 
 
-async def fetch_result(session: ClientSession, state: TaskState) -> CallToolResult:
-    """The tool's result of a finished task (``tasks/result``, or what ``tasks/get`` carried)."""
-    if is_modern(session):
+async def fetch_result(session: ClientSession, state: TaskState, *, modern: bool) -> CallToolResult:
+    """The tool's result of a finished task (``tasks/result``, or what ``tasks/get`` carried on a ``modern``
+    (2026-era, ``Connection.modern``) session)."""
+    if modern:
         if state.result is None:
             state = await get(session, state.task_id)
         if state.result is not None:
@@ -280,12 +273,13 @@ async def fetch_result(session: ClientSession, state: TaskState) -> CallToolResu
     return CallToolResult.model_validate(raw, by_alias=True)
 
 
-async def wait(session: ClientSession, state: TaskState, report: StatusCallback | None) -> TaskState:
+async def wait(session: ClientSession, state: TaskState, report: StatusCallback | None, *,
+               modern: bool) -> TaskState:
     """Poll ``tasks/get`` at the server's interval until the task ends; ``report`` sees every change."""
     last = state.status_message or state.status
     while not state.done:
         if state.status == "input_required":
-            if not is_modern(session):
+            if not modern:
                 return state  # tasks/result lets the server ask (elicitation, sampling) and then answers
             raise ServerError(-32603, f"task {short_token(state.task_id)!r} needs input from the client "
                               "(tasks/update), which mcp-litellm does not support yet on 2026-07-28",
@@ -316,33 +310,57 @@ async def cancel_quietly(session: ClientSession, task_id: str) -> None:
         await asyncio.shield(sending)
 
 
-async def run(session: ClientSession, state: TaskState, report: StatusCallback | None) -> CallToolResult:
+async def run(session: ClientSession, state: TaskState, report: StatusCallback | None, *,
+              modern: bool) -> CallToolResult:
     """Wait for a task and fetch its result; a timeout or cancellation cancels the task on the server."""
     try:
-        state = await wait(session, state, report)
+        state = await wait(session, state, report, modern=modern)
     except BaseException:
         if not state.done:
             await cancel_quietly(session, state.task_id)
         raise
-    return await fetch_result(session, state)
-
-
-async def _resolve_claimed(created: CreatedTask, context: ClaimContext) -> CallToolResult:
-    """A 2026-07-28 server made a task of a plain ``tools/call``: finish it like any task."""
-    state = TaskState.parse(created.model_dump(by_alias=True, mode="json"))
-    report = status_reporter.get()
-    if report is not None:
-        await report(state)
-    return await run(context.session, state, report)
+    return await fetch_result(session, state, modern=modern)
 
 
 class TasksExtension(ClientExtension):
-    """Declares the tasks extension (2026-07-28) and finishes task results of plain tool calls."""
+    """Declares the tasks extension (2026-07-28) and finishes task results of plain tool calls.
+
+    A client's sessions share its one extension. A server may make a task of any ``tools/call``; the SDK
+    then hands the task to :meth:`_resolve_claimed` in the task that made the call, so each call says,
+    around its request (:meth:`reporting`), where status changes of such a task go: explicit state of
+    this object, keyed by the asyncio task that awaits the call.
+    """
 
     identifier = TASKS_EXTENSION
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._reporters: dict[asyncio.Task[object], StatusCallback] = {}
+
+    @contextmanager
+    def reporting(self, report: StatusCallback | None) -> Iterator[None]:
+        """While the current asyncio task makes a tool call: report a claimed task's status to ``report``."""
+        task = asyncio.current_task()
+        if report is None or task is None:
+            yield
+            return
+        self._reporters[task] = report
+        try:
+            yield
+        finally:
+            self._reporters.pop(task, None)
+
+    async def _resolve_claimed(self, created: CreatedTask, context: ClaimContext) -> CallToolResult:
+        """A 2026-07-28 server made a task of a plain ``tools/call``: finish it like any task."""
+        state = TaskState.parse(created.model_dump(by_alias=True, mode="json"))
+        task = asyncio.current_task()
+        report = self._reporters.get(task) if task is not None else None
+        if report is not None:
+            await report(state)
+        return await run(context.session, state, report, modern=True)  # claims exist on 2026-era sessions only
+
     def claims(self) -> list[ResultClaim[Any]]:
-        return [ResultClaim(result_type="task", model=CreatedTask, resolve=_resolve_claimed)]
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=self._resolve_claimed)]
 
 
-__all__ = ["TASKS_EXTENSION", "CreatedTask", "TaskState", "TasksExtension", "status_reporter"]
+__all__ = ["TASKS_EXTENSION", "CreatedTask", "StatusCallback", "TaskState", "TasksExtension"]

@@ -16,8 +16,9 @@ from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.listing import MAX_PAGES
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.task import Task
-from mcp_litellm._client.task_protocol import TaskState, create, is_modern, list_page
+from mcp_litellm._client.task_protocol import TaskState, create, list_page
 from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 
@@ -69,10 +70,10 @@ class TasksMixin(ClientCore):
         deadline = Deadline(self._timeout(timeout), "tools/call")  # creating the task, its lookup included
         tool, arguments = await self._resolve_tool(name, parameters, deadline)
         connection = await self._connected(deadline)
-        if not is_modern(connection.client.session):
+        if not connection.modern:
             runs_as_task(tool, True, self.name)
         with deadline.paused():
-            denial = await self._approve_tool_call(tool, arguments)
+            denial = await self._approve_tool_call(tool, arguments, CallContext(origin="user", timeout=timeout))
         if denial is not None:
             state = TaskState(task_id="", status="failed", status_message=f"denied: {denial}")
             return Task(self, tool.mcp_name, state,
@@ -80,7 +81,8 @@ class TasksMixin(ClientCore):
         meta = self._request_meta()
 
         async def call(client: Any) -> TaskState | CallToolResult:
-            return await create(client.session, tool.mcp_name, arguments, ttl=ttl, meta=meta, progress=None)
+            return await create(client.session, tool.mcp_name, arguments, modern=connection.modern, ttl=ttl, meta=meta,
+                                progress=None)
 
         made = await connection.request("tools/call", call, deadline)
         if isinstance(made, CallToolResult):  # the server ran the call at once
@@ -95,18 +97,18 @@ class TasksMixin(ClientCore):
         ``ttl``: seconds the server should keep the task; ``timeout``: seconds for creating it.
         A tool whose ``task_support`` is ``"forbidden"`` raises ``ConfigError``.
         """
-        return run_sync(self._start_task(name, parameters, ttl, timeout))
+        return run_sync(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
     async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task:
         """Async twin of :meth:`start_task`."""
-        return await run_async(self._start_task(name, parameters, ttl, timeout))
+        return await run_async(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
     async def _list_tasks(self) -> list[Task]:
         connection = await self._connected()
 
         async def call(client: Any) -> list[TaskState]:
-            if is_modern(client.session):
+            if connection.modern:
                 raise ConfigError(f"server {self.name!r} speaks 2026-07-28, where tasks cannot be listed "
                                   "(the tasks extension has no tasks/list); keep the Task handles you start")
             capabilities = client.server_capabilities.tasks
@@ -130,11 +132,11 @@ class TasksMixin(ClientCore):
         Their ``tool_name`` is empty: the listing does not say which tool a task runs. Raises
         ``ConfigError`` for a server that cannot list tasks.
         """
-        return run_sync(self._list_tasks())
+        return run_sync(self._list_tasks(), home=self._session_loop())
 
     async def atasks(self) -> list[Task]:
         """Async twin of :meth:`tasks`."""
-        return await run_async(self._list_tasks())
+        return await run_async(self._list_tasks(), home=self._session_loop())
 
 
 __all__ = ["Task", "TasksMixin", "runs_as_task", "status_as_progress", "task_support"]

@@ -12,6 +12,7 @@ from mcp_types import ToolAnnotations
 from mcp_litellm._client.progress import ProgressHandler
 from mcp_litellm._client.task import Task
 from mcp_litellm._client.tool_result import ToolResult, images_in_tool_messages
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.schema import schema_for_model
 
@@ -42,6 +43,8 @@ class ToolOwner(Protocol):
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
                             task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult: ...
+    async def call_tool(self, name: str | Tool, arguments: Mapping[str, Any] | None,
+                        ctx: CallContext) -> ToolResult: ...
     def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task: ...
     async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,

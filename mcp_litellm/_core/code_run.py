@@ -1,20 +1,29 @@
-"""Which code-mode run (if any) a tool call comes from: a context variable set by the chat's ``run_code``
-while the model's program runs, read by approval handlers and hooks (``CodeRun.current()``)."""
+"""Which code-mode run (if any) a tool call comes from: :class:`CodeRun`, carried by the call's
+``CallContext`` (``ctx.code_run``) down to approval handlers, which receive it as an argument.
+
+:meth:`CodeRun.current` is deprecated. Until it goes, it still answers inside the user code a call runs
+(an approval handler, a progress handler, a hook): :meth:`CodeRun.serving` sets the one context variable
+kept for it around that code only, nowhere else.
+"""
 
 from __future__ import annotations
 
 import contextvars
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 __all__ = ["CodeRun"]
 
-_current: contextvars.ContextVar[CodeRun | None] = contextvars.ContextVar("mcp_litellm_code_run", default=None)
+_serving: contextvars.ContextVar[CodeRun | None] = contextvars.ContextVar("mcp_litellm_code_run", default=None)
+"""Only for the deprecated :meth:`CodeRun.current`: set around a call of user code, never elsewhere."""
 
 
 @dataclass(frozen=True)
 class CodeRun:
     """One run of the model's program in code mode (a ``run_code`` call); tool calls made from the program
-    carry it, so an approval handler or a hook can tell them from direct calls.
+    carry it (``context.code_run``), so an approval handler or a hook can tell them from direct calls.
 
     Attributes:
         id: this run's id (unique per run).
@@ -31,14 +40,19 @@ class CodeRun:
 
     @staticmethod
     def current() -> CodeRun | None:
-        """The run the current tool call comes from, or ``None`` for a call the model made directly."""
-        return _current.get()
-
-    def enter(self) -> contextvars.Token[CodeRun | None]:
-        """Mark the calls made from here on (in this context) as made from this run."""
-        return _current.set(self)
+        """Deprecated: use ``context.code_run`` (the call's context, an argument of approval handlers and
+        hooks). The run the tool call being handled comes from, inside an approval handler, a progress
+        handler or a hook; ``None`` for a call the model made directly (and outside such code)."""
+        warnings.warn("CodeRun.current() is deprecated: use context.code_run (the call's CallContext, given to "
+                      "approval handlers and hooks)", DeprecationWarning, stacklevel=2)
+        return _serving.get()
 
     @staticmethod
-    def leave(token: contextvars.Token[CodeRun | None]) -> None:
-        """Undo :meth:`enter`."""
-        _current.reset(token)
+    @contextmanager
+    def serving(run: CodeRun | None) -> Iterator[None]:
+        """While the user code of a call from ``run`` runs: what the deprecated :meth:`current` answers."""
+        token = _serving.set(run)
+        try:
+            yield
+        finally:
+            _serving.reset(token)

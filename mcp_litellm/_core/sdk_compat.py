@@ -129,6 +129,30 @@ async def send_raw_request(session: Any, method: str, params: dict[str, Any] | N
     return raw
 
 
+# -- tool calls (mcp.client.client / session) ----------------------------------------------------------------
+
+OUTPUT_SCHEMA_ERRORS = ("Invalid structured content", "has an output schema but did not return")
+"""How the SDK's ``RuntimeError`` begins when a tool's result does not match its output schema."""
+
+
+def is_output_schema_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's output-schema check failing on a tool's result (a ``RuntimeError`` told
+    apart only by its text)."""
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and (text.startswith(OUTPUT_SCHEMA_ERRORS) or "output schema" in text)
+
+
+FEATURE_OFF = {"Sampling not supported": "sampling", "Elicitation not supported": "elicitation",
+               "List roots not supported": "roots"}
+"""What the SDK's default callbacks answer (``INVALID_REQUEST``) when a server asks for a client feature the
+client did not enable, and which feature that is."""
+
+
+def feature_off(message: object) -> str | None:
+    """The client feature (``"sampling"``, ``"elicitation"``, ``"roots"``) an SDK refusal names, else ``None``."""
+    return FEATURE_OFF.get(message.strip()) if isinstance(message, str) else None
+
+
 # -- pydantic, as the SDK's message parsing uses it ---------------------------------------------------------
 
 RECURSION_LIMIT = "recursion limit"
@@ -138,15 +162,19 @@ __all__ = [
     "CLIENT_CREDENTIALS_HOOKS",
     "CONNECTION_CLOSED_MESSAGE",
     "CUT_SSE_ANSWER",
+    "FEATURE_OFF",
     "ISSUER_MISMATCH",
     "OAUTH_FLOW_ERROR_LOG",
     "OAUTH_PROVIDER_HOOKS",
+    "OUTPUT_SCHEMA_ERRORS",
     "PRM_FETCH_FAILED",
     "PROTECTED_RESOURCE",
     "RECURSION_LIMIT",
     "SESSION_TERMINATION_FAILED_LOG",
     "STATE_MISMATCH",
+    "feature_off",
     "is_iss_mismatch",
+    "is_output_schema_error",
     "mismatched_issuer",
     "negotiated_version",
     "provider_initialized",

@@ -27,7 +27,6 @@ class name. What a failure records (status description, exception event) has kno
 from __future__ import annotations
 
 import contextlib
-import contextvars
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -39,9 +38,6 @@ T = TypeVar("T")
 
 _SCOPE = "mcp_litellm"
 _KEYS = ("traceparent", "tracestate")
-
-tool_call_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_litellm_tool_call_id", default=None)
-"""The id of the model's tool call a chat is running (for ``gen_ai.tool.call.id``)."""
 
 _api: Any = None
 """``None`` until first use, then the ``opentelemetry.trace`` module or ``False`` (not installed)."""

@@ -142,7 +142,7 @@ class ClientGroup:
     # -- lifecycle -----------------------------------------------------------------------------------
 
     def _session_loop(self) -> asyncio.AbstractEventLoop | None:
-        """The home loop of the group's work (read by ``_client/loop.py``): its first client's with a
+        """The home loop of the group's work (its methods' ``home=``): its first client's with a
         session, else None, so the group's coroutine runs on the caller's loop and its clients open
         their sessions there. A client on another loop is reached from there by its own routing."""
         for client in self._clients.values():
@@ -217,28 +217,28 @@ class ClientGroup:
     def start(self) -> ClientGroup:
         """Start every server concurrently; see the class docs for what ``strict`` does on a failure."""
         try:
-            run_sync(self._start())
+            run_sync(self._start(), home=self._session_loop())
         except BaseException:
-            run_sync(self._stop())
+            run_sync(self._stop(), home=self._session_loop())
             raise
         return self
 
     async def astart(self) -> ClientGroup:
         """Async twin of :meth:`start`."""
         try:
-            await run_async(self._start())
+            await run_async(self._start(), home=self._session_loop())
         except BaseException:
-            await run_async(self._stop())
+            await run_async(self._stop(), home=self._session_loop())
             raise
         return self
 
     def stop(self) -> None:
         """Stop every server (their processes are terminated)."""
-        run_sync(self._stop())
+        run_sync(self._stop(), home=self._session_loop())
 
     async def astop(self) -> None:
         """Async twin of :meth:`stop`."""
-        await run_async(self._stop())
+        await run_async(self._stop(), home=self._session_loop())
 
     def __enter__(self) -> ClientGroup:
         return self.start()
@@ -338,30 +338,30 @@ class ClientGroup:
         name in the group and its name on its server; ``"{server}__{glob}"`` (``"fs__*"``) matches
         that server's tools whether or not they are prefixed. The config's per-server lists apply first.
         """
-        return run_sync(self._tools(include, exclude, refresh))
+        return run_sync(self._tools(include, exclude, refresh), home=self._session_loop())
 
     async def atools(self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, *,
                      refresh: bool = False) -> list[Tool]:
         """Async twin of :meth:`tools`."""
-        return await run_async(self._tools(include, exclude, refresh))
+        return await run_async(self._tools(include, exclude, refresh), home=self._session_loop())
 
     def tool(self, name: str, *, refresh: bool = False) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it, or
         ``"{server}__{tool}"``, its name when several servers offer it, whether or not it is prefixed here)."""
-        return run_sync(self._tool_set.find(name, refresh))
+        return run_sync(self._tool_set.find(name, refresh), home=self._session_loop())
 
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
-        return await run_async(self._tool_set.find(name, refresh))
+        return await run_async(self._tool_set.find(name, refresh), home=self._session_loop())
 
     async def list_tools(self) -> list[Tool]:
         """The group's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
-        return await run_async(self._tool_set.list_tools())
+        return await run_async(self._tool_set.list_tools(), home=self._session_loop())
 
     async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
         """Call the group's tool ``name`` with ``arguments`` as ``ctx`` says (the ``Toolset`` interface), on
         the tool's own client; ``ctx.timeout`` covers the lookup of the tool too."""
-        return await run_async(self._tool_set.call_tool(name, arguments, ctx))
+        return await run_async(self._tool_set.call_tool(name, arguments, ctx), home=self._session_loop())
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
@@ -373,7 +373,7 @@ class ClientGroup:
         the lookup of the tool too."""
         ctx = CallContext(timeout=timeout, on_progress=on_progress, task=task,
                           reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
-        return run_sync(self._tool_set.execute(name, parameters, ctx))
+        return run_sync(self._tool_set.execute(name, parameters, ctx), home=self._session_loop())
 
     async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
@@ -382,28 +382,28 @@ class ClientGroup:
         """Async twin of :meth:`execute_tool`."""
         ctx = CallContext(timeout=timeout, on_progress=on_progress, task=task,
                           reset_timeout_on_progress=reset_timeout_on_progress, max_total_timeout=max_total_timeout)
-        return await run_async(self._tool_set.execute(name, parameters, ctx))
+        return await run_async(self._tool_set.execute(name, parameters, ctx), home=self._session_loop())
 
     def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task:
         """Start the group's tool ``name`` as a task on its server and return its :class:`~mcp_litellm.Task`
         (see :meth:`Client.start_task`); ``timeout`` covers the lookup of the tool too."""
-        return run_sync(self._tool_set.start_task(name, parameters, ttl, timeout))
+        return run_sync(self._tool_set.start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
     async def astart_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task:
         """Async twin of :meth:`start_task`."""
-        return await run_async(self._tool_set.start_task(name, parameters, ttl, timeout))
+        return await run_async(self._tool_set.start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
     def pin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Accept the current tool definitions of every server with ``tool_pins`` (see
         :meth:`Client.pin_tools`); ``names`` (a tool's name on its server, ``"{server}__{tool}"`` or its
         name in the group) limits it to those tools. Returns the tools pinned, by server."""
-        return run_sync(self._tool_set.pin(names))
+        return run_sync(self._tool_set.pin(names), home=self._session_loop())
 
     async def apin_tools(self, names: Iterable[str] | str | None = None) -> dict[str, list[str]]:
         """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._tool_set.pin(names))
+        return await run_async(self._tool_set.pin(names), home=self._session_loop())
 
     async def _read(self, uri: str) -> str | bytes:
         if not isinstance(uri, str) or not uri:
@@ -420,11 +420,11 @@ class ClientGroup:
     def read_resource(self, uri: str) -> str | bytes:
         """Read the resource at ``uri`` from the server that lists it (or whose resource template fits it):
         ``str`` for text, ``bytes`` for blobs; ``NotFoundError`` when no server has it."""
-        return run_sync(self._read(uri))
+        return run_sync(self._read(uri), home=self._session_loop())
 
     async def aread_resource(self, uri: str) -> str | bytes:
         """Async twin of :meth:`read_resource`."""
-        return await run_async(self._read(uri))
+        return await run_async(self._read(uri), home=self._session_loop())
 
     async def _merged(self, fetch: Callable[[Client], Awaitable[list[_Item]]], what: str,
                       capability: str) -> list[_Item]:
@@ -433,21 +433,23 @@ class ClientGroup:
 
     def resources(self, *, refresh: bool = False) -> list[Resource]:
         """Every server's resources (each keeps its ``client``)."""
-        return run_sync(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"))
+        return run_sync(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"),
+                        home=self._session_loop())
 
     async def aresources(self, *, refresh: bool = False) -> list[Resource]:
         """Async twin of :meth:`resources`."""
-        return await run_async(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"))
+        return await run_async(self._merged(lambda c: c.aresources(refresh=refresh), "resources", "resources"),
+                               home=self._session_loop())
 
     def resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Every server's resource templates."""
         return run_sync(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
-                                     "resources"))
+                                     "resources"), home=self._session_loop())
 
     async def aresource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
         """Async twin of :meth:`resource_templates`."""
         return await run_async(self._merged(lambda c: c.aresource_templates(refresh=refresh), "resource_templates",
-                                            "resources"))
+                                            "resources"), home=self._session_loop())
 
     async def _one(self, find: Callable[[Client], Awaitable[_Item]], what: str, capability: str,
                    name: str) -> _Item:
@@ -460,29 +462,34 @@ class ClientGroup:
     def resource(self, name: str, *, refresh: bool = False) -> Resource:
         """The resource called ``name`` (or with that uri or title) on the one server that has it (see
         :meth:`Client.resource`); ``NotFoundError`` when none does, ``ConfigError`` when several do."""
-        return run_sync(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources", name))
+        return run_sync(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources", name),
+                        home=self._session_loop())
 
     async def aresource(self, name: str, *, refresh: bool = False) -> Resource:
         """Async twin of :meth:`resource`."""
         return await run_async(self._one(lambda c: c.aresource(name, refresh=refresh), "resource", "resources",
-                                         name))
+                                         name), home=self._session_loop())
 
     def prompt(self, name: str, *, refresh: bool = False) -> Prompt:
         """The prompt called ``name`` on the one server that has it (see :meth:`Client.prompt`);
         ``NotFoundError`` when none does, ``ConfigError`` when several do."""
-        return run_sync(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name))
+        return run_sync(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name),
+                        home=self._session_loop())
 
     async def aprompt(self, name: str, *, refresh: bool = False) -> Prompt:
         """Async twin of :meth:`prompt`."""
-        return await run_async(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name))
+        return await run_async(self._one(lambda c: c.aprompt(name, refresh=refresh), "prompt", "prompts", name),
+                               home=self._session_loop())
 
     def prompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Every server's prompts."""
-        return run_sync(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
+        return run_sync(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"),
+                        home=self._session_loop())
 
     async def aprompts(self, *, refresh: bool = False) -> list[Prompt]:
         """Async twin of :meth:`prompts`."""
-        return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"))
+        return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"),
+                               home=self._session_loop())
 
 def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
     if isinstance(error, MCPLiteLLMError):

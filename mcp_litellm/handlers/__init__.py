@@ -11,7 +11,6 @@ Internal (not in ``__all__``, not public API): ``decide_tool_call(spec, tool, ar
 to ask an approval handler about a call, for callers outside a client (a chat's hosted MCP servers).
 """
 
-from mcp_litellm._client.features import install_features
 from mcp_litellm._core.public import show_as_public as _show_as_public
 from mcp_litellm.handlers._approval import HumanInTheLoopHandler
 from mcp_litellm.handlers._approval import decide_tool_call as decide_tool_call
@@ -27,12 +26,9 @@ from mcp_litellm.handlers._base import (
     guard,
     reject,
 )
-from mcp_litellm.handlers._client_features import ClientFeatureSet
 from mcp_litellm.handlers._elicitation import Elicitation, ElicitationHandler
 from mcp_litellm.handlers._registry import ElicitationRegistry, HumanInTheLoopRegistry
 from mcp_litellm.handlers._sampling import Sample, SamplingHandler
-
-install_features(ClientFeatureSet)  # every Client gets its sampling, elicitation, roots and approval here
 
 __all__ = [
     "Decision",

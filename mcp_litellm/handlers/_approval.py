@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from mcp_types import ToolAnnotations
 
 from mcp_litellm._client.handler_specs import HandlerSpec
 from mcp_litellm._client.handler_types import ApprovalOutcome, Decision
+from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers._base import Handler, is_handler_class
@@ -23,6 +24,16 @@ __all__ = ["HumanInTheLoopHandler", "decide_tool_call"]
 _BY_THE_USER = "denied by the user"  # the reason of a denial that gives none
 
 
+class ApprovalTarget(Protocol):
+    """What an approval needs of the tool called: the server's name for it and its annotations (a
+    :class:`~mcp_litellm.Tool`, or a hosted server's tool known only by name)."""
+
+    @property
+    def mcp_name(self) -> str: ...
+    @property
+    def annotations(self) -> ToolAnnotations | None: ...
+
+
 class HumanInTheLoopHandler(Handler):
     """Base class for tool-call approval: implement ``execute`` returning ``self.approve()``,
     ``self.deny(reason)`` or ``self.defer(timeout)`` (then decide with
@@ -30,8 +41,10 @@ class HumanInTheLoopHandler(Handler):
 
     Attributes: ``tool_name`` (the server's name for the tool), ``parameters``, ``annotations``
     (``ToolAnnotations`` with the spec's defaults filled in), ``approval_id``, ``tool`` (the
-    :class:`~mcp_litellm.Tool`), ``options``, ``client_name``, ``code_run`` (the :class:`~mcp_litellm.CodeRun`
-    a call made by the model's program in code mode comes from; ``None`` for a direct call).
+    :class:`~mcp_litellm.Tool`), ``options``, ``client_name``, ``context`` (the call's
+    :class:`~mcp_litellm._client.toolset.CallContext`: who made it, its tool call id, its code run), ``code_run``
+    (``context.code_run``: the :class:`~mcp_litellm.CodeRun` a call made by the model's program in code mode
+    comes from; ``None`` for a direct call).
     Option ``timeout`` (default 300): seconds a deferred decision waits before the call is denied.
     """
 
@@ -40,14 +53,17 @@ class HumanInTheLoopHandler(Handler):
     _stop_kind = "deny"
 
     def __init__(self, *, tool_name: str, parameters: dict[str, Any], annotations: ToolAnnotations | None,
-                 approval_id: str, client_name: str, options: dict[str, Any] | None = None, tool: Any = None) -> None:
+                 approval_id: str, client_name: str, options: dict[str, Any] | None = None,
+                 tool: ApprovalTarget | None = None, context: CallContext | None = None) -> None:
         super().__init__(client_name=client_name, options=options)
         self.tool_name = tool_name
         self.parameters = parameters
         self.annotations = annotations
         self.approval_id = approval_id
         self.tool = tool
-        self.code_run = CodeRun.current()
+        self.context = context if context is not None else CallContext()
+        """The call's context (a handler made without one, outside a call: a user call's)."""
+        self.code_run: CodeRun | None = self.context.code_run
 
     def execute(self) -> ApprovalOutcome | Awaitable[ApprovalOutcome]:
         """Decide (sync or async): ``self.approve()``, ``self.deny(reason)``, ``self.defer(timeout)``, ``True``,
@@ -85,22 +101,29 @@ def _reason(outcome: Any) -> str | None:
     return f"the approval handler returned an unexpected {type(outcome).__name__}"
 
 
-async def decide_tool_call(spec: HandlerSpec, tool: Any, arguments: dict[str, Any], client_name: str) -> str | None:
-    """Run the approval handler for one tool call; the denial reason, or ``None`` to run it.
+async def decide_tool_call(spec: HandlerSpec, tool: ApprovalTarget, arguments: dict[str, Any], client_name: str,
+                           ctx: CallContext | None = None) -> str | None:
+    """Run the approval handler for one tool call made as ``ctx`` says; the denial reason, or ``None`` to run it.
+
+    A handler class receives ``ctx`` as ``self.context``. While the handler runs (and only then) the
+    deprecated ``CodeRun.current()`` answers ``ctx.code_run``.
 
     Fails closed: a handler that raises, returns nothing or times out denies the call.
     """
+    ctx = ctx if ctx is not None else CallContext()
     approval_id = uuid.uuid4().hex
     default_timeout = float(HumanInTheLoopHandler.default_options["timeout"])
     try:
         if is_handler_class(spec.handler, HumanInTheLoopHandler):
             handler = spec.handler(tool_name=tool.mcp_name, parameters=dict(arguments), annotations=tool.annotations,
                                    approval_id=approval_id, client_name=client_name, options=dict(spec.options),
-                                   tool=tool)
+                                   tool=tool, context=ctx)
             default_timeout = float(handler.options.get("timeout") or default_timeout)
-            outcome = await handler.run()
+            with CodeRun.serving(ctx.code_run):
+                outcome = await handler.run()
         else:
-            outcome = await call_user_code(spec.handler, tool.mcp_name, dict(arguments))
+            with CodeRun.serving(ctx.code_run):
+                outcome = await call_user_code(spec.handler, tool.mcp_name, dict(arguments))
         if isinstance(outcome, Decision) and outcome.kind == "defer":
             timeout = outcome.timeout or default_timeout
             logger.info("tool call %s on server %r waits for approval %s (up to %ss)", tool.mcp_name, client_name,

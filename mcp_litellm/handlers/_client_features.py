@@ -34,9 +34,7 @@ from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, 
 from mcp_litellm._client.roots import Roots
 from mcp_litellm._client.session import legacy_call
 from mcp_litellm._core import telemetry
-from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
-from mcp_litellm._core.protocol import is_modern
 from mcp_litellm._core.usage import Usage
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers import _settings
@@ -50,6 +48,7 @@ if TYPE_CHECKING:
 
     from mcp_litellm._client.session import SessionOptions
     from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.toolset import CallContext
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -204,7 +203,7 @@ class ClientFeatureSet:
             logger.info("client %r re-initialises its session to advertise roots", host.name)
             await host._restart()
             return
-        if is_modern(connection.client.protocol_version):
+        if connection.modern:
             return  # 2026-07-28 has no roots/list_changed: servers ask for roots with each request
         async def notify(client: Any) -> None:
             await legacy_call(client.session.send_roots_list_changed)
@@ -250,12 +249,12 @@ class ClientFeatureSet:
 
     # -- tool-call approval ------------------------------------------------------------------------
 
-    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        """Return a denial reason, or ``None`` to let the call run."""
+    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
+        """Return a denial reason, or ``None`` to let the call run (``ctx``: the call's context)."""
         spec = self._hitl
         if spec is None:
             return None
-        run = CodeRun.current()  # code mode may let read-only tools run inside the model's program unasked
-        if run is not None and run.read_only_without_approval and getattr(tool.annotations, "read_only_hint", False):
+        run = ctx.code_run  # code mode may let read-only tools run inside the model's program unasked
+        if run is not None and run.read_only_without_approval and tool.annotations.read_only_hint:
             return None
-        return await decide_tool_call(spec, tool, arguments, self._host.name)
+        return await decide_tool_call(spec, tool, arguments, self._host.name, ctx)

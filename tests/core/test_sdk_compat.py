@@ -481,3 +481,42 @@ def test_every_private_sdk_method_our_providers_override_is_listed():
     from mcp_litellm._transports.oauth.grants import AssertionGrant
 
     assert overridden(AssertionGrant, ClientCredentialsOAuthProvider) <= set(compat.CLIENT_CREDENTIALS_HOOKS)
+
+
+def test_structured_content_against_the_output_schema_is_the_sdks_output_schema_error():
+    async def run() -> BaseException | None:
+        import mcp
+
+        async with mcp.Client(build_server("schema"), mode="legacy") as client:
+            await client.list_tools()  # the SDK checks results against the schemas it listed
+            try:
+                await client.call_tool("bad_weather", {"city": "Oslo"})
+            except Exception as exc:
+                return exc
+        return None
+
+    error = asyncio.run(run())
+    assert error is not None and compat.is_output_schema_error(error), repr(error)
+    assert not compat.is_output_schema_error(RuntimeError("something else"))
+
+
+@pytest.mark.parametrize(("tool", "arguments", "feature"), [
+    ("ask_model", {"question": "hi"}, "sampling"), ("ask_user", {}, "elicitation"), ("roots", {}, "roots")])
+def test_a_feature_the_client_lacks_is_refused_with_the_sdks_text(tool, arguments, feature):
+    """A client without the callback: the SDK's default answers ``INVALID_REQUEST`` with a fixed text, which
+    fails the tool call with that refusal."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_REQUEST
+
+    async def run() -> MCPError:
+        import mcp
+
+        async with mcp.Client(build_server("features"), mode="legacy") as client:
+            try:
+                await client.call_tool(tool, arguments)
+            except MCPError as exc:
+                return exc
+        raise AssertionError("the call was not refused")
+
+    refused = asyncio.run(run())
+    assert refused.error.code == INVALID_REQUEST and compat.feature_off(refused.error.message) == feature, refused

@@ -84,10 +84,32 @@ async def test_async_handlers_and_aon_logging(make_client):
         if level == "error":
             loop.call_soon_threadsafe(finished.set)
 
-    await client.aon_logging(on_log, level="error")
+    with pytest.warns(DeprecationWarning, match=r"use client.on_logging\(\)"):
+        await client.aon_logging(on_log, level="error")
     await client.aexecute_tool("chatty")
     await asyncio.wait_for(finished.wait(), 10)
     assert seen == ["error message"]
+
+
+def test_on_logging_records_from_async_code_too_and_applies_at_the_next_request(make_client):
+    import asyncio
+
+    client = make_client("memory")
+    seen: list[str] = []
+
+    async def main() -> None:
+        assert client.on_logging(lambda level, name, data: seen.append(data), level="error") is client
+        await client.aexecute_tool("chatty")
+        for _ in range(100):
+            if seen:
+                break
+            await asyncio.sleep(0.05)
+        client.off_logging(seen.append)  # an unknown handler: a no-op, in async code as in sync
+
+    asyncio.run(main())
+    assert seen == ["error message"]
+    with pytest.warns(DeprecationWarning, match=r"use client.off_logging\(\)"):
+        asyncio.run(client.aoff_logging(print))
 
 
 def test_bad_handlers_and_levels_are_config_errors(make_client):
