@@ -17,7 +17,8 @@ from tests.helpers.processes import wait_no_processes
 from tests.servers.fixture_server import build_server
 
 PUBLIC = [
-    "AuthError", "CallContext", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun", "Completion",
+    "AuthError", "CallContext", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun",
+    "Completion",
     "Config", "ConfigError", "FilePinStore", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext",
     "NotFoundError", "PinStore", "PoolFullError", "ProgressUpdate", "Prompt", "PromptArgument", "RequestTimeoutError",
     "Resource",
