@@ -130,6 +130,9 @@ _FORMS: dict[HookEvent, tuple[str, str]] = {
 }
 
 
+_SUBJECT: dict[HookEvent, str] = {"tool_call": "fn(call)", "tool_result": "fn(result)", "new_message": "fn(message)"}
+
+
 @dataclass(frozen=True)
 class _Hook:
     fn: Callable[..., object]
@@ -146,11 +149,11 @@ class Hooks:
         """Register ``fn`` for ``event`` (``context=True``: the fixed ``fn(subject, context)`` form)."""
         if not callable(fn):
             raise ConfigError(f"a chat hook must be a function (sync or async), got {type(fn).__name__}")
-        if not context:
+        if not context and arity(fn) != 1:  # fn(subject) is the plain form; the others are guessed
             method, form = _FORMS[event]
             deprecated_form(f"{method}({getattr(fn, '__name__', 'fn')}) guesses how to call the hook from its "
-                            f"parameters; this form is deprecated: register it with {method}(fn, context=True) "
-                            f"and write it as {form}", stacklevel=4)
+                            f"parameters; this form is deprecated: take the one argument ({_SUBJECT[event]}), or "
+                            f"register it with {method}(fn, context=True) and write it as {form}", stacklevel=4)
         self._hooks[event].append(_Hook(fn, bool(context)))
 
     def remove(self, event: HookEvent, fn: Callable[..., object]) -> None:

@@ -142,15 +142,29 @@ def test_guessed_hook_forms_still_work_with_a_deprecation_warning(llm, make_clie
     seen: list[str] = []
     llm.then(Turn(tool_calls=[("c1", "add", {"a": 1, "b": 2})]), Turn(content="3"))
     chat = new_chat().with_tools(client.tool("add"))
-    with pytest.warns(DeprecationWarning, match=r"on_tool_call\(fn, context=True\)") as caught:
-        chat.on_tool_call(lambda call: seen.append(f"call {call.id}"))
-    assert caught[0].filename == __file__  # the warning points at the registration
-    with pytest.warns(DeprecationWarning, match=r"on_tool_result\(fn, context=True\)"):
+    with pytest.warns(DeprecationWarning, match=r"fn\(result\).*on_tool_result\(fn, context=True\)") as caught:
         chat.on_tool_result(lambda call, result: seen.append(f"result {call.id} {result.text}"))
-    with pytest.warns(DeprecationWarning, match=r"on_new_message\(fn, context=True\)"):
+    assert caught[0].filename == __file__  # the warning points at the registration
+    with pytest.warns(DeprecationWarning, match=r"fn\(message\).*on_new_message\(fn, context=True\)"):
         chat.on_new_message(lambda: seen.append("message"))
     chat.ask("1+2")
-    assert seen == ["message", "call c1", "result c1 3", "message"]
+    assert seen == ["message", "result c1 3", "message"]
+
+
+def test_the_plain_one_argument_hooks_are_not_deprecated(llm, make_client):
+    import warnings
+
+    client = make_client("memory")
+    seen: list[str] = []
+    llm.then(Turn(tool_calls=[("c1", "add", {"a": 1, "b": 2})]), Turn(content="3"))
+    chat = new_chat().with_tools(client.tool("add"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        (chat.on_tool_call(lambda call: seen.append(f"call {call.id}"))
+         .on_tool_result(lambda result: seen.append(f"result {result.text}"))
+         .on_new_message(lambda message: seen.append(f"message {message.role}")))
+    chat.ask("1+2")
+    assert seen == ["message assistant", "call c1", "result 3", "message assistant"]
 
 
 def test_hooks_registered_with_context_do_not_warn(llm, make_client):
