@@ -63,7 +63,7 @@ class TasksMixin(ClientCore):
 
 
 
-    async def _start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None, ttl: float | None,
+    async def _start_task(self, name: str | Tool, parameters: Mapping[str, object] | None, ttl: float | None,
                           timeout: float | None) -> Task:
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
             raise ConfigError(f"ttl must be a positive number of seconds or None, got {shown_value(ttl)}")
@@ -90,7 +90,7 @@ class TasksMixin(ClientCore):
                               ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars))
         return Task(self, tool.mcp_name, made)
 
-    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task:
         """Start tool ``name`` as a task and return its :class:`~mcp_litellm.Task` (see ``Tool.start_task``).
 
@@ -99,7 +99,7 @@ class TasksMixin(ClientCore):
         """
         return run_sync(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
-    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task:
         """Async twin of :meth:`start_task`."""
         return await run_async(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
