@@ -40,6 +40,8 @@ else:
     from typing_extensions import Self
 
 if TYPE_CHECKING:
+    import mcp
+
     from mcp_litellm._client.session import SessionOptions
 
 logger = logging.getLogger("mcp_litellm")
@@ -390,7 +392,7 @@ class NotificationsMixin(ListingMixin):
     async def _legacy_subscription(self, uri: str, subscribe: bool) -> None:
         connection = await self._connected()
 
-        async def call(client: Any) -> Any:
+        async def call(client: mcp.Client) -> Any:
             session = client.session
             return await legacy_call(lambda: session.subscribe_resource(uri) if subscribe
                                      else session.unsubscribe_resource(uri))
@@ -432,7 +434,7 @@ class NotificationsMixin(ListingMixin):
 
         self._listener = asyncio.get_running_loop().create_task(listen(), name=f"mcp-litellm-listen:{self.name}")
 
-        async def wait(_client: Any) -> None:
+        async def wait(_client: mcp.Client) -> None:
             await asyncio.shield(acknowledged)
 
         try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_litellm._client.cached_lists import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
@@ -11,6 +11,9 @@ from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument, _argu
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, UnsupportedFeature
+
+if TYPE_CHECKING:
+    import mcp
 
 
 class PromptsMixin(ListingMixin):
@@ -68,7 +71,7 @@ class PromptsMixin(ListingMixin):
             raise ConfigError("complete() takes the argument name and the partial value as strings")
         context_arguments = {str(k): _argument_text(v) for k, v in (context or {}).items()} or None
 
-        async def call(client: Any) -> Any:
+        async def call(client: mcp.Client) -> Any:
             return await client.complete(ref, {"name": argument, "value": value}, context_arguments)
 
         result = await connection.request("completion/complete", call, self._timeout(None))

@@ -23,6 +23,8 @@ from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 
 if TYPE_CHECKING:
+    import mcp
+
     from mcp_litellm._client.tool import Tool
 
 
@@ -80,7 +82,7 @@ class TasksMixin(ClientCore):
                                ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name))
         meta = self._request_meta()
 
-        async def call(client: Any) -> TaskState | CallToolResult:
+        async def call(client: mcp.Client) -> TaskState | CallToolResult:
             return await create(client.session, tool.mcp_name, arguments, modern=connection.modern, ttl=ttl, meta=meta,
                                 progress=None)
 
@@ -107,7 +109,7 @@ class TasksMixin(ClientCore):
     async def _list_tasks(self) -> list[Task]:
         connection = await self._connected()
 
-        async def call(client: Any) -> list[TaskState]:
+        async def call(client: mcp.Client) -> list[TaskState]:
             if connection.modern:
                 raise ConfigError(f"server {self.name!r} speaks 2026-07-28, where tasks cannot be listed "
                                   "(the tasks extension has no tasks/list); keep the Task handles you start")
