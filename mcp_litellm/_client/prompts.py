@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import mcp_types
+
 from mcp_litellm._client.cached_lists import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument, _argument_text
@@ -21,7 +23,7 @@ class PromptsMixin(ListingMixin):
 
 
     async def _list_prompts(self, refresh: bool | None) -> list[Prompt]:
-        def convert(item: Any) -> Prompt:
+        def convert(item: mcp_types.Prompt) -> Prompt:
             shown = clean_fields(self.name, "prompt", item.name, title=item.title, description=item.description,
                                  arguments=[(a.description, bool(a.required)) for a in item.arguments or []])
             arguments = [PromptArgument(a.name, description, required) for a, (description, required)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from mcp_litellm._client.tool import Tool
 
 
-def task_support(sdk_tool: Any) -> str:
+def task_support(sdk_tool: object) -> str:
     """A listed tool's ``execution.taskSupport`` ("forbidden" when absent, as the specification says)."""
     execution = getattr(sdk_tool, "execution", None)
     support = getattr(execution, "task_support", None)
