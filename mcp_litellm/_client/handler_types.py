@@ -171,7 +171,7 @@ class Elicitation:
         eid = getattr(params, "elicitation_id", None) or uuid.uuid4().hex
         return cls(str(eid), params.message, "url", None, params.url, server_name, params)
 
-    def validate(self, content: Any) -> list[str]:
+    def validate(self, content: object) -> list[str]:
         """Why ``content`` would not be accepted (empty when it would)."""
         return schema_errors(content, self.requested_schema)
 
@@ -192,7 +192,7 @@ class SamplingHandlerShape(Protocol):
 
     def execute(self) -> SamplingOutcome | Awaitable[SamplingOutcome]: ...
 
-    async def run(self) -> Any: ...
+    async def run(self) -> object: ...
 
 
 class ElicitationHandlerShape(Protocol):
@@ -203,7 +203,7 @@ class ElicitationHandlerShape(Protocol):
 
     def execute(self) -> ElicitationOutcome | Awaitable[ElicitationOutcome]: ...
 
-    async def run(self) -> Any: ...
+    async def run(self) -> object: ...
 
 
 class ApprovalHandlerShape(Protocol):
@@ -223,7 +223,7 @@ class ApprovalHandlerShape(Protocol):
 
     def execute(self) -> ApprovalOutcome | Awaitable[ApprovalOutcome]: ...
 
-    async def run(self) -> Any: ...
+    async def run(self) -> object: ...
 
 
 SamplingFunction: TypeAlias = "Callable[[Sample], Any]"
