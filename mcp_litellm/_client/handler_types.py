@@ -20,8 +20,10 @@ from typing import Any, Protocol, TypeAlias
 from mcp_types import (
     CreateMessageRequestParams,
     ElicitRequestFormParams,
+    ElicitRequestURLParams,
     ModelPreferences,
     SamplingMessage,
+    Tool,
     ToolAnnotations,
 )
 
@@ -121,7 +123,7 @@ class Sample:
         return dict(self.params.metadata or {})
 
     @property
-    def tools(self) -> list[Any]:
+    def tools(self) -> list[Tool]:
         """Tools the model may call (SDK ``Tool`` objects)."""
         return list(self.params.tools or [])
 
@@ -160,10 +162,10 @@ class Elicitation:
     requested_schema: dict[str, Any] | None
     url: str | None
     server_name: str
-    params: Any = None
+    params: ElicitRequestFormParams | ElicitRequestURLParams | None = None
 
     @classmethod
-    def from_params(cls, params: Any, server_name: str) -> Elicitation:
+    def from_params(cls, params: ElicitRequestFormParams | ElicitRequestURLParams, server_name: str) -> Elicitation:
         """Build from the SDK's ``ElicitRequestFormParams`` / ``ElicitRequestURLParams``."""
         if isinstance(params, ElicitRequestFormParams):
             return cls(uuid.uuid4().hex, params.message, "form", dict(params.requested_schema), None, server_name,
