@@ -91,8 +91,8 @@ class Tool:
             },
         }
 
-    def _call_arguments(self, method: str, arguments: Mapping[str, object] | None, kwargs: Mapping[str, Any],
-                        options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _call_arguments(self, method: str, arguments: Mapping[str, object] | None, kwargs: Mapping[str, object],
+                        options: Mapping[str, Any]) -> tuple[dict[str, object], dict[str, Any]]:
         """The tool's arguments and the call's options, as ``(arguments, options)``: new dicts, the
         caller's are never changed.
 
