@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcp_types import PromptReference
+from mcp_types import PromptReference, ResourceTemplateReference
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core.content import prompt_message
@@ -40,7 +40,7 @@ class PromptArgument:
     required: bool = False
 
 
-def _argument_text(value: Any) -> str:
+def _argument_text(value: object) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
@@ -55,7 +55,7 @@ class PromptOwner(Protocol):
     def name(self) -> str: ...
 
     async def _get_prompt(self, name: str, arguments: dict[str, str]) -> Any: ...
-    async def _complete(self, ref: Any, argument: str, value: str,
+    async def _complete(self, ref: PromptReference | ResourceTemplateReference, argument: str, value: str,
                         context: Mapping[str, str] | None) -> Completion: ...
 
 

@@ -65,7 +65,8 @@ class PromptsMixin(ListingMixin):
         return await connection.request("prompts/get", lambda c: c.get_prompt(name, arguments, meta=meta),  # type: ignore[arg-type]
                                         self._timeout(None))
 
-    async def _complete(self, ref: Any, argument: str, value: str, context: Mapping[str, str] | None) -> Completion:
+    async def _complete(self, ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+                        argument: str, value: str, context: Mapping[str, str] | None) -> Completion:
         connection = await self._connected()
         if connection.client.server_capabilities.completions is None:
             raise UnsupportedFeature(f"server {self.name!r} does not offer argument completion")

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcp_types import ReadResourceResult, ResourceTemplateReference
+from mcp_types import PromptReference, ReadResourceResult, ResourceTemplateReference
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.prompt import Completion
@@ -33,7 +33,7 @@ class ResourceOwner(Protocol):
 
     async def _read(self, uri: str, refresh: bool) -> ReadResourceResult: ...
     async def _subscription(self, uri: str, subscribe: bool) -> None: ...
-    async def _complete(self, ref: Any, argument: str, value: str,
+    async def _complete(self, ref: PromptReference | ResourceTemplateReference, argument: str, value: str,
                         context: Mapping[str, str] | None) -> Completion: ...
 
 
