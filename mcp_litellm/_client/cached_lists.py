@@ -7,6 +7,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import mcp
+
 from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.core import ClientCore
 from mcp_litellm._client.deadline import Deadline
@@ -31,7 +33,8 @@ class ListingMixin(ClientCore):
                 f"server {self.name!r} does not offer {what}: it did not advertise the {capability!r} capability; "
                 "check the server (or use a ClientGroup, whose listings skip servers without it)")
 
-    async def _cached_list(self, kind: str, method: str, items: str, call: Callable[[Any, str | None], Awaitable[Any]],
+    async def _cached_list(self, kind: str, method: str, items: str,
+                           call: Callable[[mcp.Client, str | None], Awaitable[Any]],
                            convert: Callable[[Any], T], refresh: bool | None,
                            finish: Callable[[list[T], list[Any]], Awaitable[list[T]]] | None = None, *,
                            deadline: Deadline | None = None) -> list[T]:

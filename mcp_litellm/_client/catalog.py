@@ -186,7 +186,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         """Async twin of :meth:`tool`."""
         return await run_async(self._find_tool(name, refresh), home=self._session_loop())
 
-    async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None,
+    async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, object] | None,
                             deadline: Deadline | None = None) -> tuple[Tool, dict[str, Any]]:
         if parameters is not None and type(parameters) is not dict and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
@@ -198,7 +198,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         found = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False, deadline)
         return found, dict(parameters or {})
 
-    def _execute(self, name: str | Tool, parameters: Mapping[str, Any] | None,
+    def _execute(self, name: str | Tool, parameters: Mapping[str, object] | None,
                  ctx: CallContext) -> Coroutine[Any, Any, ToolResult]:
         """The coroutine of one tool call made as ``ctx`` says; a plain function, so that without a tracer
         provider (the common case) a call is the one coroutine of :meth:`_call_tool` and no span is made.
@@ -218,7 +218,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         total = self.max_total_timeout if max_total_timeout is None else check_max_total_timeout(max_total_timeout)
         return Deadline(self._timeout(timeout), "tools/call", reset_on_progress=reset, max_total=total)
 
-    async def _traced_call(self, name: str | Tool, parameters: Mapping[str, Any] | None, deadline: Deadline,
+    async def _traced_call(self, name: str | Tool, parameters: Mapping[str, object] | None, deadline: Deadline,
                            ctx: CallContext) -> ToolResult:
         tool, _ = await self._resolve_tool(name, parameters, deadline)
         with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool, ctx),
@@ -249,7 +249,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
         return attributes
 
-    async def _call_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None, deadline: Deadline,
+    async def _call_tool(self, name: str | Tool, parameters: Mapping[str, object] | None, deadline: Deadline,
                          ctx: CallContext) -> ToolResult:
         tool, arguments = await self._resolve_tool(name, parameters, deadline)
         connection = await self._connected(deadline)
@@ -336,12 +336,12 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         """The server's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
         return await self.atools()
 
-    async def call_tool(self, name: str | Tool, arguments: Mapping[str, Any] | None, ctx: CallContext) -> ToolResult:
+    async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None, ctx: CallContext) -> ToolResult:
         """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface): its tool call
         id names the call's span, its code run reaches the approval handler, its options bound the call."""
         return await run_async(self._execute(name, arguments, ctx), home=self._session_loop())
 
-    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
                      task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                      max_total_timeout: float | None = None) -> ToolResult:
@@ -363,7 +363,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
         return run_sync(self._execute(name, parameters, ctx), home=self._session_loop())
 
-    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
                             task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult:

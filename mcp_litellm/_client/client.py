@@ -426,7 +426,7 @@ class Client(CatalogMixin):
         if connection is None or not (connection.alive or connection.reconnects):
             return False
 
-        async def call(client: Any) -> Any:
+        async def call(client: mcp.Client) -> Any:
             if connection.modern:
                 return await client.session.discover()
             return await client.session.send_ping()

@@ -32,7 +32,7 @@ class FeatureHost(Protocol):
     def is_alive(self) -> bool: ...
     async def _restart(self) -> None: ...
     def _timeout(self, timeout: float | None) -> float: ...
-    def _span_attributes(self) -> dict[str, Any]: ...
+    def _span_attributes(self) -> dict[str, object]: ...
 
 
 class ClientFeatures(Protocol):
@@ -54,13 +54,13 @@ class ClientFeatures(Protocol):
     def approval_spec(self) -> Any:
         """The tool-call approval handler (a ``HandlerSpec``), or ``None`` when there is none."""
 
-    def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
+    def on_sampling(self, handler: Any, options: dict[str, object]) -> None:
         """Enable sampling with ``handler`` (``None``: the default completion); records it, no I/O."""
 
-    def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
+    def on_elicitation(self, handler: Any, options: dict[str, object]) -> None:
         """Enable elicitation with ``handler``; records it, no I/O."""
 
-    def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
+    def on_human_in_the_loop(self, handler: Any, options: dict[str, object]) -> None:
         """Approve tool calls with ``handler`` (``None``: none)."""
 
     def off_sampling(self) -> None:
@@ -76,7 +76,7 @@ class ClientFeatures(Protocol):
         """Features enabled since the session started that it did not advertise (registration does no
         I/O: the client's next request re-initialises the session when this is not empty)."""
 
-    async def approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
+    async def approve_tool_call(self, tool: Tool, arguments: dict[str, object], ctx: CallContext) -> str | None:
         """A denial reason, or ``None`` to let the call run (``ctx``: the call's context, for the handler)."""
 
     async def elicit_urls(self, requests: list[Any]) -> str | None:
@@ -87,7 +87,7 @@ class ClientFeatures(Protocol):
         """The server says an out-of-band (URL) elicitation completed (``notifications/elicitation/complete``)."""
 
 
-FeatureFactory = Callable[[FeatureHost, "dict[str, Any]"], ClientFeatures]
+FeatureFactory = Callable[[FeatureHost, "dict[str, object]"], ClientFeatures]
 """``factory(client, options)``: consumes the feature options it knows from ``options``."""
 
 _factory: FeatureFactory | None = None
@@ -99,7 +99,7 @@ def install_features(factory: FeatureFactory) -> None:
     _factory = factory
 
 
-def build_features(host: FeatureHost, options: dict[str, Any]) -> ClientFeatures:
+def build_features(host: FeatureHost, options: dict[str, object]) -> ClientFeatures:
     """The features of a new client, from the installed factory."""
     if _factory is None:  # only if the package root was bypassed, which Python's import system prevents
         raise RuntimeError("no client features are installed; import mcp_litellm first")

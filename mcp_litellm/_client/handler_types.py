@@ -20,8 +20,10 @@ from typing import Any, Protocol, TypeAlias
 from mcp_types import (
     CreateMessageRequestParams,
     ElicitRequestFormParams,
+    ElicitRequestURLParams,
     ModelPreferences,
     SamplingMessage,
+    Tool,
     ToolAnnotations,
 )
 
@@ -121,7 +123,7 @@ class Sample:
         return dict(self.params.metadata or {})
 
     @property
-    def tools(self) -> list[Any]:
+    def tools(self) -> list[Tool]:
         """Tools the model may call (SDK ``Tool`` objects)."""
         return list(self.params.tools or [])
 
@@ -160,10 +162,10 @@ class Elicitation:
     requested_schema: dict[str, Any] | None
     url: str | None
     server_name: str
-    params: Any = None
+    params: ElicitRequestFormParams | ElicitRequestURLParams | None = None
 
     @classmethod
-    def from_params(cls, params: Any, server_name: str) -> Elicitation:
+    def from_params(cls, params: ElicitRequestFormParams | ElicitRequestURLParams, server_name: str) -> Elicitation:
         """Build from the SDK's ``ElicitRequestFormParams`` / ``ElicitRequestURLParams``."""
         if isinstance(params, ElicitRequestFormParams):
             return cls(uuid.uuid4().hex, params.message, "form", dict(params.requested_schema), None, server_name,
@@ -171,7 +173,7 @@ class Elicitation:
         eid = getattr(params, "elicitation_id", None) or uuid.uuid4().hex
         return cls(str(eid), params.message, "url", None, params.url, server_name, params)
 
-    def validate(self, content: Any) -> list[str]:
+    def validate(self, content: object) -> list[str]:
         """Why ``content`` would not be accepted (empty when it would)."""
         return schema_errors(content, self.requested_schema)
 
@@ -192,7 +194,7 @@ class SamplingHandlerShape(Protocol):
 
     def execute(self) -> SamplingOutcome | Awaitable[SamplingOutcome]: ...
 
-    async def run(self) -> Any: ...
+    async def run(self) -> object: ...
 
 
 class ElicitationHandlerShape(Protocol):
@@ -203,7 +205,7 @@ class ElicitationHandlerShape(Protocol):
 
     def execute(self) -> ElicitationOutcome | Awaitable[ElicitationOutcome]: ...
 
-    async def run(self) -> Any: ...
+    async def run(self) -> object: ...
 
 
 class ApprovalHandlerShape(Protocol):
@@ -223,7 +225,7 @@ class ApprovalHandlerShape(Protocol):
 
     def execute(self) -> ApprovalOutcome | Awaitable[ApprovalOutcome]: ...
 
-    async def run(self) -> Any: ...
+    async def run(self) -> object: ...
 
 
 SamplingFunction: TypeAlias = "Callable[[Sample], Any]"

@@ -40,6 +40,9 @@ else:
     from typing_extensions import Self
 
 if TYPE_CHECKING:
+    import mcp
+    from mcp.client.session import IncomingMessage
+
     from mcp_litellm._client.session import SessionOptions
 
 logger = logging.getLogger("mcp_litellm")
@@ -49,7 +52,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 _PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
               "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
               "emergency": logging.CRITICAL}
-_LIST_KINDS: dict[type[Any], tuple[str, tuple[str, ...]]] = {
+_LIST_KINDS: dict[type[object], tuple[str, tuple[str, ...]]] = {
     types.ToolListChangedNotification: ("tools", ("tools",)),
     types.ResourceListChangedNotification: ("resources", ("resources", "resource_templates")),
     types.PromptListChangedNotification: ("prompts", ("prompts",)),
@@ -92,18 +95,18 @@ class NotificationsMixin(ListingMixin):
 
     def _init_notifications(self) -> None:
         self._log_handlers: list[tuple[LogHandler, int]] = []
-        self._list_changed_handlers: list[Callable[..., Any]] = []
-        self._resource_updated_handlers: list[Callable[..., Any]] = []
-        self._session_lost_handlers: list[Callable[..., Any]] = []
+        self._list_changed_handlers: list[Callable[..., object]] = []
+        self._resource_updated_handlers: list[Callable[..., object]] = []
+        self._session_lost_handlers: list[Callable[..., object]] = []
         self._subscribed_uris: set[str] = set()
         self._listener: asyncio.Task[None] | None = None
-        self._handler_tasks: set[asyncio.Task[Any]] = set()
+        self._handler_tasks: set[asyncio.Task[None]] = set()
         self._log_level_pending = False  # on_logging/off_logging changed the level; the next request sends it
 
     def _add_notification_callbacks(self, options: SessionOptions) -> None:
         previous_handler, previous_logging = options.message_handler, options.logging_callback
 
-        async def message_handler(message: Any) -> None:
+        async def message_handler(message: IncomingMessage) -> None:
             self._on_message(message)
             if previous_handler is not None:
                 await previous_handler(message)
@@ -156,7 +159,7 @@ class NotificationsMixin(ListingMixin):
 
     # -- what arrives from the session ---------------------------------------------------------------
 
-    def _spawn(self, handler: Callable[..., Any], *args: Any) -> None:
+    def _spawn(self, handler: Callable[..., object], *args: object) -> None:
         async def run() -> None:
             try:
                 await call_user_code(handler, *args)
@@ -167,7 +170,7 @@ class NotificationsMixin(ListingMixin):
         self._handler_tasks.add(task)
         task.add_done_callback(self._handler_tasks.discard)
 
-    def _on_message(self, message: Any) -> None:
+    def _on_message(self, message: object) -> None:
         if isinstance(message, Exception):
             logger.debug("server %r: transport reported %r", self.name, message)
             return
@@ -293,13 +296,13 @@ class NotificationsMixin(ListingMixin):
 
     # -- other handlers (registration only, no I/O) -------------------------------------------------------
 
-    def _register(self, handlers: list[Any], fn: Any, what: str) -> Self:
+    def _register(self, handlers: list[Callable[..., object]], fn: object, what: str) -> Self:
         if not callable(fn):
             raise ConfigError(f"{what} needs a callable, got {type(fn).__name__}")
         handlers.append(fn)
         return self
 
-    def _unregister(self, handlers: list[Any], fn: Any) -> Self:
+    def _unregister(self, handlers: list[Callable[..., object]], fn: object) -> Self:
         handlers[:] = [handler for handler in handlers if handler != fn]  # a copy: no race with a running dispatch
         return self
 
@@ -390,7 +393,7 @@ class NotificationsMixin(ListingMixin):
     async def _legacy_subscription(self, uri: str, subscribe: bool) -> None:
         connection = await self._connected()
 
-        async def call(client: Any) -> Any:
+        async def call(client: mcp.Client) -> Any:
             session = client.session
             return await legacy_call(lambda: session.subscribe_resource(uri) if subscribe
                                      else session.unsubscribe_resource(uri))
@@ -432,7 +435,7 @@ class NotificationsMixin(ListingMixin):
 
         self._listener = asyncio.get_running_loop().create_task(listen(), name=f"mcp-litellm-listen:{self.name}")
 
-        async def wait(_client: Any) -> None:
+        async def wait(_client: mcp.Client) -> None:
             await asyncio.shield(acknowledged)
 
         try:

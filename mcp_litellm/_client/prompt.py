@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcp_types import PromptReference
+from mcp_types import PromptReference, ResourceTemplateReference
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._core.content import prompt_message
@@ -40,7 +40,7 @@ class PromptArgument:
     required: bool = False
 
 
-def _argument_text(value: Any) -> str:
+def _argument_text(value: object) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
@@ -55,7 +55,7 @@ class PromptOwner(Protocol):
     def name(self) -> str: ...
 
     async def _get_prompt(self, name: str, arguments: dict[str, str]) -> Any: ...
-    async def _complete(self, ref: Any, argument: str, value: str,
+    async def _complete(self, ref: PromptReference | ResourceTemplateReference, argument: str, value: str,
                         context: Mapping[str, str] | None) -> Completion: ...
 
 
@@ -69,7 +69,7 @@ class Prompt:
     description: str | None = None
     arguments: list[PromptArgument] = field(default_factory=list)
 
-    def _check(self, arguments: Mapping[str, Any] | None) -> dict[str, str]:
+    def _check(self, arguments: Mapping[str, object] | None) -> dict[str, str]:
         if arguments is not None and not isinstance(arguments, Mapping):
             raise ConfigError(f"prompt arguments must be a mapping, got {type(arguments).__name__}")
         given = {str(k): v for k, v in (arguments or {}).items() if v is not None}
@@ -89,12 +89,12 @@ class Prompt:
             return "it takes no arguments"
         return "arguments: " + ", ".join(f"{a.name}{'' if a.required else '?'}" for a in self.arguments)
 
-    async def _messages(self, arguments: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    async def _messages(self, arguments: Mapping[str, object] | None) -> list[dict[str, Any]]:
         checked = self._check(arguments)
         result = await self.client._get_prompt(self.name, checked)
         return [prompt_message(m.role, m.content) for m in result.messages]
 
-    def messages(self, arguments: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    def messages(self, arguments: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
         """The prompt rendered with ``arguments`` as LiteLLM messages.
 
         Text stays text; images become ``image_url`` parts (audio ``input_audio``) of user messages;
@@ -104,11 +104,11 @@ class Prompt:
         """
         return run_sync(self._messages(arguments), home=self.client._session_loop())
 
-    async def amessages(self, arguments: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    async def amessages(self, arguments: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
         """Async twin of :meth:`messages`."""
         return await run_async(self._messages(arguments), home=self.client._session_loop())
 
-    def include(self, chat: Any, arguments: Mapping[str, Any] | None = None) -> Any:
+    def include(self, chat: Any, arguments: Mapping[str, object] | None = None) -> Any:
         """Append this prompt's messages to ``chat`` (same as ``chat.with_prompt(prompt, arguments)``)."""
         return chat.with_prompt(self, arguments)
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import mcp_types
 
 from mcp_litellm._client.cached_lists import ListingMixin
 from mcp_litellm._client.loop import run_async, run_sync
@@ -12,13 +14,16 @@ from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, UnsupportedFeature
 
+if TYPE_CHECKING:
+    import mcp
+
 
 class PromptsMixin(ListingMixin):
     """``prompts()``, ``prompt()`` and completion requests of :class:`mcp_litellm.Client`."""
 
 
     async def _list_prompts(self, refresh: bool | None) -> list[Prompt]:
-        def convert(item: Any) -> Prompt:
+        def convert(item: mcp_types.Prompt) -> Prompt:
             shown = clean_fields(self.name, "prompt", item.name, title=item.title, description=item.description,
                                  arguments=[(a.description, bool(a.required)) for a in item.arguments or []])
             arguments = [PromptArgument(a.name, description, required) for a, (description, required)
@@ -60,7 +65,8 @@ class PromptsMixin(ListingMixin):
         return await connection.request("prompts/get", lambda c: c.get_prompt(name, arguments, meta=meta),  # type: ignore[arg-type]
                                         self._timeout(None))
 
-    async def _complete(self, ref: Any, argument: str, value: str, context: Mapping[str, str] | None) -> Completion:
+    async def _complete(self, ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+                        argument: str, value: str, context: Mapping[str, str] | None) -> Completion:
         connection = await self._connected()
         if connection.client.server_capabilities.completions is None:
             raise UnsupportedFeature(f"server {self.name!r} does not offer argument completion")
@@ -68,7 +74,7 @@ class PromptsMixin(ListingMixin):
             raise ConfigError("complete() takes the argument name and the partial value as strings")
         context_arguments = {str(k): _argument_text(v) for k, v in (context or {}).items()} or None
 
-        async def call(client: Any) -> Any:
+        async def call(client: mcp.Client) -> Any:
             return await client.complete(ref, {"name": argument, "value": value}, context_arguments)
 
         result = await connection.request("completion/complete", call, self._timeout(None))

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcp_types import ReadResourceResult, ResourceTemplateReference
+from mcp_types import PromptReference, ReadResourceResult, ResourceTemplateReference
 
 from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.prompt import Completion
@@ -33,7 +33,7 @@ class ResourceOwner(Protocol):
 
     async def _read(self, uri: str, refresh: bool) -> ReadResourceResult: ...
     async def _subscription(self, uri: str, subscribe: bool) -> None: ...
-    async def _complete(self, ref: Any, argument: str, value: str,
+    async def _complete(self, ref: PromptReference | ResourceTemplateReference, argument: str, value: str,
                         context: Mapping[str, str] | None) -> Completion: ...
 
 
@@ -127,7 +127,7 @@ class ResourceTemplate:
             raise ConfigError(f"resource template {self.name!r} has an invalid URI template "
                               f"{self.uri_template!r}: {exc}") from None
 
-    def expand(self, arguments: Mapping[str, Any] | None = None) -> str:
+    def expand(self, arguments: Mapping[str, object] | None = None) -> str:
         """The URI for ``arguments`` (RFC 6570, all four levels: ``{var:3}``, ``{?list*}``, ``{+path}`` ...).
 
         ``ConfigError`` for a missing variable (query variables ``{?q}``/``{&q}`` may be left out), a value
@@ -144,32 +144,32 @@ class ResourceTemplate:
         except TemplateError as exc:
             raise ConfigError(f"resource template {self.name!r} ({self.uri_template}): {exc}") from None
 
-    async def _to_content(self, arguments: Mapping[str, Any] | None) -> str | bytes:
+    async def _to_content(self, arguments: Mapping[str, object] | None) -> str | bytes:
         return contents_value((await self.client._read(self.expand(arguments), True)).contents)
 
-    def to_content(self, arguments: Mapping[str, Any] | None = None) -> str | bytes:
+    def to_content(self, arguments: Mapping[str, object] | None = None) -> str | bytes:
         """Expand the template with ``arguments`` and read the result (``str`` for text, ``bytes`` for blobs)."""
         return run_sync(self._to_content(arguments), home=self.client._session_loop())
 
-    async def ato_content(self, arguments: Mapping[str, Any] | None = None) -> str | bytes:
+    async def ato_content(self, arguments: Mapping[str, object] | None = None) -> str | bytes:
         """Async twin of :meth:`to_content`."""
         return await run_async(self._to_content(arguments), home=self.client._session_loop())
 
-    async def _to_message(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def _to_message(self, arguments: Mapping[str, object] | None) -> dict[str, Any]:
         uri = self.expand(arguments)
         result = await self.client._read(uri, True)
         heading = _heading("Resource", self.title or self.name, uri, self.description)
         return {"role": "user", "content": simplify(resource_contents_parts(result.contents, heading=heading))}
 
-    def to_message(self, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def to_message(self, arguments: Mapping[str, object] | None = None) -> dict[str, Any]:
         """Expand, read, and return a LiteLLM user message with the content (like ``Resource.to_message``)."""
         return run_sync(self._to_message(arguments), home=self.client._session_loop())
 
-    async def ato_message(self, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def ato_message(self, arguments: Mapping[str, object] | None = None) -> dict[str, Any]:
         """Async twin of :meth:`to_message`."""
         return await run_async(self._to_message(arguments), home=self.client._session_loop())
 
-    def include(self, chat: Any, arguments: Mapping[str, Any] | None = None) -> Any:
+    def include(self, chat: Any, arguments: Mapping[str, object] | None = None) -> Any:
         """Expand, read and add to ``chat`` as context (same as ``chat.with_resource_template``); returns the chat."""
         return chat.with_resource_template(self, arguments)
 

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import mcp_types
 from mcp_types import ReadResourceResult
 
 from mcp_litellm._client.cached_lists import ListingMixin
@@ -22,7 +21,7 @@ class ResourcesMixin(ListingMixin):
     # -- resources ---------------------------------------------------------------------------------------
 
     async def _list_resources(self, refresh: bool | None) -> list[Resource]:
-        def convert(item: Any) -> Resource:
+        def convert(item: mcp_types.Resource) -> Resource:
             shown = clean_fields(self.name, "resource", str(item.uri), title=item.title, description=item.description)
             return Resource(uri=str(item.uri), name=item.name, client=self,
                             mime_type=item.mime_type, size=item.size, annotations=item.annotations, **shown)
@@ -84,7 +83,7 @@ class ResourcesMixin(ListingMixin):
     # -- templates ---------------------------------------------------------------------------------------
 
     async def _list_templates(self, refresh: bool | None) -> list[ResourceTemplate]:
-        def convert(item: Any) -> ResourceTemplate:
+        def convert(item: mcp_types.ResourceTemplate) -> ResourceTemplate:
             shown = clean_fields(self.name, "resource template", item.uri_template, title=item.title,
                                  description=item.description)
             return ResourceTemplate(uri_template=item.uri_template, name=item.name, client=self,

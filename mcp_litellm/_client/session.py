@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 import anyio
 import mcp
+import mcp_types
+from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcp_litellm._client.era import refused_after_probe
@@ -64,14 +66,14 @@ class SessionOptions:
     """What ``mcp.Client`` is built with; callbacks left ``None`` are not advertised."""
 
     protocol: str = "auto"
-    sampling_callback: Any = None
-    sampling_capabilities: Any = None
-    elicitation_callback: Any = None
-    list_roots_callback: Any = None
-    logging_callback: Any = None
-    message_handler: Any = None
+    sampling_callback: SamplingFnT | None = None
+    sampling_capabilities: mcp_types.SamplingCapability | None = None
+    elicitation_callback: ElicitationFnT | None = None
+    list_roots_callback: ListRootsFnT | None = None
+    logging_callback: LoggingFnT | None = None
+    message_handler: MessageHandlerFnT | None = None
     log_level: Any = None
-    client_info: Any = None
+    client_info: mcp_types.Implementation | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -171,8 +171,8 @@ async def _send(session: ClientSession, request: Any) -> dict[str, Any]:
 _late_cancels: set[asyncio.Future[None]] = set()  # cancels of tasks created after their caller gave up
 
 
-async def create(session: ClientSession, name: str, arguments: dict[str, Any], *, modern: bool, ttl: float | None,
-                 meta: dict[str, Any] | None, progress: Any) -> TaskState | CallToolResult:
+async def create(session: ClientSession, name: str, arguments: dict[str, object], *, modern: bool, ttl: float | None,
+                 meta: dict[str, object] | None, progress: Any) -> TaskState | CallToolResult:
     """Call tool ``name`` as a task; the server's task, or the tool's result if it ran the call at once.
 
     If the caller gives up (a timeout, a cancellation) while the server is still creating the task, the
@@ -203,8 +203,8 @@ async def _cancel_when_made(session: ClientSession, creating: asyncio.Future[Tas
         await cancel_quietly(session, made.task_id)
 
 
-async def _create(session: ClientSession, name: str, arguments: dict[str, Any], *, modern: bool, ttl: float | None,
-                  meta: dict[str, Any] | None, progress: Any) -> TaskState | CallToolResult:
+async def _create(session: ClientSession, name: str, arguments: dict[str, object], *, modern: bool, ttl: float | None,
+                  meta: dict[str, object] | None, progress: Any) -> TaskState | CallToolResult:
     if modern:
         answer = await session.call_tool(name, arguments, progress_callback=progress, meta=meta,  # type: ignore[arg-type]
                                          allow_claimed=True)
@@ -213,7 +213,7 @@ async def _create(session: ClientSession, name: str, arguments: dict[str, Any], 
         if isinstance(answer, CallToolResult):
             return answer
         raise ServerError(-32603, f"tools/call returned an unexpected {type(answer).__name__}", method="tools/call")
-    params: dict[str, Any] = {"name": name, "arguments": arguments,
+    params: dict[str, object] = {"name": name, "arguments": arguments,
                               "task": {} if ttl is None else {"ttl": int(ttl * 1000)}}
     if meta:
         params["_meta"] = meta
@@ -223,7 +223,7 @@ async def _create(session: ClientSession, name: str, arguments: dict[str, Any], 
     return CallToolResult.model_validate(raw, by_alias=True)
 
 
-async def _send_raw(session: ClientSession, method: str, params: dict[str, Any], progress: Any) -> dict[str, Any]:
+async def _send_raw(session: ClientSession, method: str, params: dict[str, object], progress: Any) -> dict[str, Any]:
     """Send a request whose result the SDK would validate as the wrong type (a task-augmented ``tools/call``).
 
     The SDK checks a ``tools/call`` answer against ``CallToolResult`` and has no public way to send

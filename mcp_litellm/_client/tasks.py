@@ -23,10 +23,12 @@ from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 
 if TYPE_CHECKING:
+    import mcp
+
     from mcp_litellm._client.tool import Tool
 
 
-def task_support(sdk_tool: Any) -> str:
+def task_support(sdk_tool: object) -> str:
     """A listed tool's ``execution.taskSupport`` ("forbidden" when absent, as the specification says)."""
     execution = getattr(sdk_tool, "execution", None)
     support = getattr(execution, "task_support", None)
@@ -63,7 +65,7 @@ class TasksMixin(ClientCore):
 
 
 
-    async def _start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None, ttl: float | None,
+    async def _start_task(self, name: str | Tool, parameters: Mapping[str, object] | None, ttl: float | None,
                           timeout: float | None) -> Task:
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float) or ttl <= 0):
             raise ConfigError(f"ttl must be a positive number of seconds or None, got {shown_value(ttl)}")
@@ -80,7 +82,7 @@ class TasksMixin(ClientCore):
                                ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name))
         meta = self._request_meta()
 
-        async def call(client: Any) -> TaskState | CallToolResult:
+        async def call(client: mcp.Client) -> TaskState | CallToolResult:
             return await create(client.session, tool.mcp_name, arguments, modern=connection.modern, ttl=ttl, meta=meta,
                                 progress=None)
 
@@ -90,7 +92,7 @@ class TasksMixin(ClientCore):
                               ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars))
         return Task(self, tool.mcp_name, made)
 
-    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task:
         """Start tool ``name`` as a task and return its :class:`~mcp_litellm.Task` (see ``Tool.start_task``).
 
@@ -99,7 +101,7 @@ class TasksMixin(ClientCore):
         """
         return run_sync(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
 
-    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task:
         """Async twin of :meth:`start_task`."""
         return await run_async(self._start_task(name, parameters, ttl, timeout), home=self._session_loop())
@@ -107,7 +109,7 @@ class TasksMixin(ClientCore):
     async def _list_tasks(self) -> list[Task]:
         connection = await self._connected()
 
-        async def call(client: Any) -> list[TaskState]:
+        async def call(client: mcp.Client) -> list[TaskState]:
             if connection.modern:
                 raise ConfigError(f"server {self.name!r} speaks 2026-07-28, where tasks cannot be listed "
                                   "(the tasks extension has no tasks/list); keep the Task handles you start")

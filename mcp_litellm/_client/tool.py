@@ -35,19 +35,19 @@ class ToolOwner(Protocol):
     @property
     def with_prefix(self) -> bool: ...
 
-    def execute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,
                      task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                      max_total_timeout: float | None = None) -> ToolResult: ...
-    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                             timeout: float | None = None, on_progress: ProgressHandler | None = None,
                             task: bool | None = None, reset_timeout_on_progress: bool | None = None,
                             max_total_timeout: float | None = None) -> ToolResult: ...
-    async def call_tool(self, name: str | Tool, arguments: Mapping[str, Any] | None,
+    async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None,
                         ctx: CallContext) -> ToolResult: ...
-    def start_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                    ttl: float | None = None, timeout: float | None = None) -> Task: ...
-    async def astart_task(self, name: str | Tool, parameters: Mapping[str, Any] | None = None, *,
+    async def astart_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                           ttl: float | None = None, timeout: float | None = None) -> Task: ...
 
 
@@ -91,8 +91,8 @@ class Tool:
             },
         }
 
-    def _call_arguments(self, method: str, arguments: Mapping[str, Any] | None, kwargs: Mapping[str, Any],
-                        options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _call_arguments(self, method: str, arguments: Mapping[str, object] | None, kwargs: Mapping[str, object],
+                        options: Mapping[str, Any]) -> tuple[dict[str, object], dict[str, Any]]:
         """The tool's arguments and the call's options, as ``(arguments, options)``: new dicts, the
         caller's are never changed.
 
@@ -123,10 +123,10 @@ class Tool:
                     merged[key], chosen[key] = options[key], None
         return merged, chosen
 
-    async def aexecute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
+    async def aexecute(self, arguments: Mapping[str, object] | None = None, /, *, timeout: float | None = None,
                        on_progress: ProgressHandler | None = None, task: bool | None = None,
                        reset_timeout_on_progress: bool | None = None, max_total_timeout: float | None = None,
-                       **kwargs: Any) -> ToolResult:
+                       **kwargs: object) -> ToolResult:
         """Call the tool with ``arguments`` (a mapping, or keywords); see :meth:`execute`."""
         merged, options = self._call_arguments("aexecute", arguments, kwargs,
                                                {"timeout": timeout, "on_progress": on_progress, "task": task,
@@ -134,10 +134,10 @@ class Tool:
                                                 "max_total_timeout": max_total_timeout})
         return await self.client.aexecute_tool(self, merged, **options)
 
-    def execute(self, arguments: Mapping[str, Any] | None = None, /, *, timeout: float | None = None,
+    def execute(self, arguments: Mapping[str, object] | None = None, /, *, timeout: float | None = None,
                 on_progress: ProgressHandler | None = None, task: bool | None = None,
                 reset_timeout_on_progress: bool | None = None, max_total_timeout: float | None = None,
-                **kwargs: Any) -> ToolResult:
+                **kwargs: object) -> ToolResult:
         """Call the tool and return its :class:`ToolResult`.
 
         The tool's arguments go as one mapping (``tool.execute({"a": 1, "b": 2})``) or as keywords
@@ -160,14 +160,14 @@ class Tool:
                                                 "max_total_timeout": max_total_timeout})
         return self.client.execute_tool(self, merged, **options)
 
-    async def astart_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,
-                          **kwargs: Any) -> Task:
+    async def astart_task(self, arguments: Mapping[str, object] | None = None, /, *, ttl: float | None = None,
+                          **kwargs: object) -> Task:
         """Async twin of :meth:`start_task`."""
         merged, options = self._call_arguments("astart_task", arguments, kwargs, {"ttl": ttl})
         return await self.client.astart_task(self, merged, **options)
 
-    def start_task(self, arguments: Mapping[str, Any] | None = None, /, *, ttl: float | None = None,
-                   **kwargs: Any) -> Task:
+    def start_task(self, arguments: Mapping[str, object] | None = None, /, *, ttl: float | None = None,
+                   **kwargs: object) -> Task:
         """Start the tool as a task on the server and return its :class:`~mcp_litellm.Task` handle at once.
 
         Arguments go as in :meth:`execute` (with a mapping, ``ttl=`` is always the option). ``ttl`` asks

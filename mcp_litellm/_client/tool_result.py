@@ -213,7 +213,7 @@ def _images_after_text(pieces: list[str | dict[str, Any]]) -> list[str | dict[st
     return ["\n".join(texts), *images]
 
 
-def _counted_size(block: Any) -> int:
+def _counted_size(block: object) -> int:
     """What ``block`` counts toward ``max_result_chars``: its text, or the note that stands for a media block."""
     text = block_text(block)
     if text is not None:
@@ -221,7 +221,7 @@ def _counted_size(block: Any) -> int:
     return len(media_note(block)) if is_media(block) else 0
 
 
-def _is_image(block: Any) -> bool:
+def _is_image(block: object) -> bool:
     if isinstance(block, ImageContent):
         return True
     return (isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents)
