@@ -10,40 +10,18 @@ import time
 from typing import Any
 
 import pytest
-from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 
 import mcp_litellm as ml
 from tests.helpers.chat import assert_history_valid, new_chat
 from tests.scripted_llm.openai import Turn
 from tests.scripted_llm.respx_mock import MODEL
+from tests.servers.notes_server import notes_server
 
 TEN_ADDS = "x = 0\nfor i in range(1, 11):\n    x = await add(a=x, b=i)\nprint('total', x)\nx * 2"
 
 
 def run_code(call_id: str, code: str) -> tuple[str, str, dict[str, str]]:
     return (call_id, "run_code", {"code": code})
-
-
-def notes_server() -> MCPServer:
-    """A small in-process server with a read-only tool and a writing one (annotations)."""
-    server = MCPServer("notes")
-    notes: dict[str, str] = {"a": "alpha", "b": "beta"}
-
-    @server.tool(description="Read a note.", annotations=ToolAnnotations(read_only_hint=True))
-    def read_note(key: str) -> str:
-        return notes.get(key, "")
-
-    @server.tool(description="Write a note.", annotations=ToolAnnotations(read_only_hint=False))
-    def write_note(key: str, text: str) -> str:
-        notes[key] = text
-        return "ok"
-
-    @server.tool(name="notes.count-all", description="How many notes there are.")
-    def count_all() -> int:
-        return len(notes)
-
-    return server
 
 
 def test_ten_dependent_calls_take_one_model_round(llm, make_client):

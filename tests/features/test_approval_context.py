@@ -11,7 +11,7 @@ import pytest
 
 import mcp_litellm as ml
 from mcp_litellm._client.toolset import CallContext
-from tests.chat.test_code_mode import notes_server
+from tests.servers.notes_server import notes_server
 
 RUN = ml.CodeRun(id="r1", tool_call_id="call_run_code", code="await add(a=1, b=2)")
 
