@@ -86,7 +86,7 @@ class _NoSpan:
     def set_attribute(self, key: str, value: Any) -> None:
         pass
 
-    def set_attributes(self, attributes: Mapping[str, Any]) -> None:
+    def set_attributes(self, attributes: Mapping[str, object]) -> None:
         pass
 
     def end(self) -> None:
@@ -140,7 +140,7 @@ def _record(span: Any, exc: BaseException, secrets: tuple[str, ...] = ()) -> Non
     fail(span, error_type(exc), str(exc) or None, secrets)
 
 
-def _remote_parent(meta: Mapping[str, Any] | None) -> Any:
+def _remote_parent(meta: Mapping[str, object] | None) -> Any:
     """The context carried in a request's ``_meta`` (W3C trace context), or ``None`` when there is none."""
     if not meta or not isinstance(meta.get("traceparent"), str):
         return None
@@ -155,8 +155,8 @@ def _remote_parent(meta: Mapping[str, Any] | None) -> Any:
 
 
 @contextlib.contextmanager
-def span(name: str, attributes: Mapping[str, Any] | None = None, *, kind: str = "internal",
-         meta: Mapping[str, Any] | None = None) -> Iterator[Any]:
+def span(name: str, attributes: Mapping[str, object] | None = None, *, kind: str = "internal",
+         meta: Mapping[str, object] | None = None) -> Iterator[Any]:
     """A span named ``name``, current inside the block; an exception from the block marks it failed
     (see :func:`error_type`) and is re-raised. ``kind``: ``internal``, ``client`` or ``server``.
     ``meta``: a received request's ``_meta``, whose trace context becomes the parent."""
@@ -182,7 +182,7 @@ def span(name: str, attributes: Mapping[str, Any] | None = None, *, kind: str = 
             raise
 
 
-def start(name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+def start(name: str, attributes: Mapping[str, object] | None = None) -> Any:
     """A started INTERNAL span that is not made current (end it with ``.end()``); see :func:`using`."""
     if not enabled():
         return NO_SPAN
@@ -270,7 +270,7 @@ def trace_id_in(context: Any) -> int | None:
     return found.trace_id if found.is_valid else None
 
 
-def trace_id_of(meta: Mapping[str, Any] | None) -> int | None:
+def trace_id_of(meta: Mapping[str, object] | None) -> int | None:
     """The trace id of the W3C trace context in a request's ``_meta``, or ``None``."""
     traceparent = meta.get("traceparent") if meta else None
     if not isinstance(traceparent, str):
@@ -283,7 +283,7 @@ def trace_id_of(meta: Mapping[str, Any] | None) -> int | None:
     return trace_id or None  # all zeros: invalid
 
 
-def transport_attributes(transport_type: str, config: Mapping[str, Any]) -> dict[str, Any]:
+def transport_attributes(transport_type: str, config: Mapping[str, object]) -> dict[str, Any]:
     """``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP) and ``server.address``/``server.port``."""
     if transport_type == "stdio":
         return {"network.transport": "pipe"}
