@@ -27,6 +27,7 @@ class name. What a failure records (status description, exception event) has kno
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -56,7 +57,7 @@ def _trace() -> Any:
     return _api or None
 
 
-def _set_api(module: Any) -> None:
+def _set_api(module: object) -> None:
     """Replace the OpenTelemetry API (``False``: behave as if it were not installed); for tests."""
     global _api, _tracer
     _api, _tracer = module, None
@@ -83,7 +84,7 @@ class _NoSpan:
     def is_recording(self) -> bool:
         return False
 
-    def set_attribute(self, key: str, value: Any) -> None:
+    def set_attribute(self, key: str, value: object) -> None:
         pass
 
     def set_attributes(self, attributes: Mapping[str, object]) -> None:
@@ -261,7 +262,7 @@ def trace_context() -> dict[str, str]:
     return {key: carrier[key] for key in _KEYS if key in carrier}
 
 
-def trace_id_in(context: Any) -> int | None:
+def trace_id_in(context: contextvars.Context) -> int | None:
     """The trace id of the span current in ``context`` (a ``contextvars.Context``), or ``None``."""
     trace = _trace()
     if trace is None:
@@ -283,14 +284,14 @@ def trace_id_of(meta: Mapping[str, object] | None) -> int | None:
     return trace_id or None  # all zeros: invalid
 
 
-def transport_attributes(transport_type: str, config: Mapping[str, object]) -> dict[str, Any]:
+def transport_attributes(transport_type: str, config: Mapping[str, object]) -> dict[str, str | int]:
     """``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP) and ``server.address``/``server.port``."""
     if transport_type == "stdio":
         return {"network.transport": "pipe"}
     url = config.get("url")
     if transport_type not in ("streamable", "sse") or not isinstance(url, str):
         return {}
-    attributes: dict[str, Any] = {"network.transport": "tcp"}
+    attributes: dict[str, str | int] = {"network.transport": "tcp"}
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
