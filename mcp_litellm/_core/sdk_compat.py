@@ -108,7 +108,7 @@ SDK's transport instead (mcp 2.3.0): ``_transports.lost_answers`` answers those 
 # -- the session (mcp.client.session) -------------------------------------------------------------------------
 
 
-def negotiated_version(session: Any) -> str | None:
+def negotiated_version(session: object) -> str | None:
     """The protocol version a session speaks: ``protocol_version`` where the SDK has it, else the
     private ``_negotiated_version`` the handshake sets."""
     version = getattr(session, "protocol_version", None) or getattr(session, "_negotiated_version", None)

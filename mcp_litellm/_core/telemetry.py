@@ -27,6 +27,7 @@ class name. What a failure records (status description, exception event) has kno
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -56,7 +57,7 @@ def _trace() -> Any:
     return _api or None
 
 
-def _set_api(module: Any) -> None:
+def _set_api(module: object) -> None:
     """Replace the OpenTelemetry API (``False``: behave as if it were not installed); for tests."""
     global _api, _tracer
     _api, _tracer = module, None
@@ -83,10 +84,10 @@ class _NoSpan:
     def is_recording(self) -> bool:
         return False
 
-    def set_attribute(self, key: str, value: Any) -> None:
+    def set_attribute(self, key: str, value: object) -> None:
         pass
 
-    def set_attributes(self, attributes: Mapping[str, Any]) -> None:
+    def set_attributes(self, attributes: Mapping[str, object]) -> None:
         pass
 
     def end(self) -> None:
@@ -140,7 +141,7 @@ def _record(span: Any, exc: BaseException, secrets: tuple[str, ...] = ()) -> Non
     fail(span, error_type(exc), str(exc) or None, secrets)
 
 
-def _remote_parent(meta: Mapping[str, Any] | None) -> Any:
+def _remote_parent(meta: Mapping[str, object] | None) -> Any:
     """The context carried in a request's ``_meta`` (W3C trace context), or ``None`` when there is none."""
     if not meta or not isinstance(meta.get("traceparent"), str):
         return None
@@ -155,8 +156,8 @@ def _remote_parent(meta: Mapping[str, Any] | None) -> Any:
 
 
 @contextlib.contextmanager
-def span(name: str, attributes: Mapping[str, Any] | None = None, *, kind: str = "internal",
-         meta: Mapping[str, Any] | None = None) -> Iterator[Any]:
+def span(name: str, attributes: Mapping[str, object] | None = None, *, kind: str = "internal",
+         meta: Mapping[str, object] | None = None) -> Iterator[Any]:
     """A span named ``name``, current inside the block; an exception from the block marks it failed
     (see :func:`error_type`) and is re-raised. ``kind``: ``internal``, ``client`` or ``server``.
     ``meta``: a received request's ``_meta``, whose trace context becomes the parent."""
@@ -182,7 +183,7 @@ def span(name: str, attributes: Mapping[str, Any] | None = None, *, kind: str = 
             raise
 
 
-def start(name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+def start(name: str, attributes: Mapping[str, object] | None = None) -> Any:
     """A started INTERNAL span that is not made current (end it with ``.end()``); see :func:`using`."""
     if not enabled():
         return NO_SPAN
@@ -261,7 +262,7 @@ def trace_context() -> dict[str, str]:
     return {key: carrier[key] for key in _KEYS if key in carrier}
 
 
-def trace_id_in(context: Any) -> int | None:
+def trace_id_in(context: contextvars.Context) -> int | None:
     """The trace id of the span current in ``context`` (a ``contextvars.Context``), or ``None``."""
     trace = _trace()
     if trace is None:
@@ -270,7 +271,7 @@ def trace_id_in(context: Any) -> int | None:
     return found.trace_id if found.is_valid else None
 
 
-def trace_id_of(meta: Mapping[str, Any] | None) -> int | None:
+def trace_id_of(meta: Mapping[str, object] | None) -> int | None:
     """The trace id of the W3C trace context in a request's ``_meta``, or ``None``."""
     traceparent = meta.get("traceparent") if meta else None
     if not isinstance(traceparent, str):
@@ -283,14 +284,14 @@ def trace_id_of(meta: Mapping[str, Any] | None) -> int | None:
     return trace_id or None  # all zeros: invalid
 
 
-def transport_attributes(transport_type: str, config: Mapping[str, Any]) -> dict[str, Any]:
+def transport_attributes(transport_type: str, config: Mapping[str, object]) -> dict[str, str | int]:
     """``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP) and ``server.address``/``server.port``."""
     if transport_type == "stdio":
         return {"network.transport": "pipe"}
     url = config.get("url")
     if transport_type not in ("streamable", "sse") or not isinstance(url, str):
         return {}
-    attributes: dict[str, Any] = {"network.transport": "tcp"}
+    attributes: dict[str, str | int] = {"network.transport": "tcp"}
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)

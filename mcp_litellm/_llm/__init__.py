@@ -14,7 +14,7 @@ import functools
 import importlib
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp_litellm._core import telemetry
@@ -89,7 +89,7 @@ def _warm_up(model: str | None) -> None:
         return
 
 
-def warm_up(model: str | None = None, router: Any = None, *, tokens: bool = False
+def warm_up(model: str | None = None, router: object = None, *, tokens: bool = False
             ) -> list[concurrent.futures.Future[None]]:
     """Start LiteLLM's slow first-use work (its import, the OpenAI SDK's lazy imports, a ``router``'s,
     ``model``'s metadata, and with ``tokens`` its tokenizer) in a worker thread, each piece once per
@@ -111,7 +111,7 @@ def warm_up(model: str | None = None, router: Any = None, *, tokens: bool = Fals
     return futures
 
 
-async def prepare(model: str | None = None, router: Any = None, *, tokens: bool = False) -> None:
+async def prepare(model: str | None = None, router: object = None, *, tokens: bool = False) -> None:
     """Wait until LiteLLM's first-use work for ``model`` (see :func:`warm_up`) is done, without blocking
     the caller's event loop: it runs in a worker thread, so the loop keeps serving its other tasks (the
     first ``chat.aask`` would otherwise stall all of them for seconds). Concurrent callers share it.
@@ -215,7 +215,7 @@ _KEY_WORDS = ("api key", "api_key", "credentials", "unauthorized", "authenticati
 _REPEATED_PREFIX = re.compile(r"^(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*:\s*")
 
 
-def explain_failure(exc: BaseException, kwargs: dict[str, Any], router: Any = None) -> None:
+def explain_failure(exc: BaseException, kwargs: Mapping[str, object], router: object = None) -> None:
     """Rewrite the message of a LiteLLM exception (in place, its type kept) to say once which model and
     endpoint failed and what to check: ``litellm.InternalServerError: InternalServerError: OpenAIException
     - Connection error.`` becomes ``model request to 'openai/x' at http://127.0.0.1:8000/v1 failed
@@ -243,7 +243,7 @@ def explain_failure(exc: BaseException, kwargs: dict[str, Any], router: Any = No
         return
 
 
-def _endpoint(model: str, kwargs: dict[str, Any], router: Any) -> str | None:
+def _endpoint(model: str, kwargs: Mapping[str, object], router: object) -> str | None:
     """The URL a request to ``model`` went to: ``api_base``/``base_url``, a Router deployment's, else the
     provider's default as LiteLLM knows it (``None`` when it does not say)."""
     given = kwargs.get("api_base") or kwargs.get("base_url")
@@ -264,7 +264,7 @@ def _endpoint(model: str, kwargs: dict[str, Any], router: Any) -> str | None:
     return str(base) if base else None
 
 
-def _advice(kind: str, said: str, model: str, kwargs: dict[str, Any], endpoint: str | None) -> str:
+def _advice(kind: str, said: str, model: str, kwargs: Mapping[str, object], endpoint: str | None) -> str:
     where = "api_base" if kwargs.get("api_base") or kwargs.get("base_url") else "the provider's endpoint"
     if any(word in said for word in _KEY_WORDS) or kind in ("AuthenticationError", "PermissionDeniedError"):
         return f"check the API key: {_key_hint(model, kwargs)}"
@@ -292,7 +292,7 @@ def _missing_keys(model: str) -> str:
     return f"{', '.join(missing)} not set in the environment, no api_key= given" if missing else ""
 
 
-def _key_hint(model: str, kwargs: dict[str, Any]) -> str:
+def _key_hint(model: str, kwargs: Mapping[str, object]) -> str:
     if kwargs.get("api_key"):
         return "an api_key= was given: is it the right one for this endpoint?"
     return _missing_keys(model) or "no api_key= given, the provider's key variable is set: is it the right one?"
@@ -315,7 +315,7 @@ def model_metadata(model: str) -> dict[str, Any] | None:
     return None
 
 
-def router_metadata(router: Any) -> Callable[[str], dict[str, Any] | None]:
+def router_metadata(router: object) -> Callable[[str], dict[str, Any] | None]:
     """``model_metadata`` for a Router's aliases: an alias gets the metadata of the model(s) behind it in
     the Router's model list (averaged over its deployments; flags like ``supports_reasoning`` if any has
     them); a name that is no alias is looked up as a model."""
@@ -344,7 +344,7 @@ def router_metadata(router: Any) -> Callable[[str], dict[str, Any] | None]:
     return lookup
 
 
-def router_model_names(router: Any) -> list[str]:
+def router_model_names(router: object) -> list[str]:
     """The model group names (aliases) a ``litellm.Router`` serves."""
     ordered: list[str] = []
     for entry in getattr(router, "model_list", None) or []:  # in the order the user listed them

@@ -28,7 +28,7 @@ __all__ = ["ExitReport", "FactoryTransport", "Transport", "TransportOptions", "T
 TransportTarget: TypeAlias = Any
 """What a transport opens: an async context manager of ``(read, write)`` streams, or a server object."""
 
-UserFactory: TypeAlias = Callable[[Mapping[str, Any]], Any]
+UserFactory: TypeAlias = Callable[[Mapping[str, object]], Any]
 """A factory given to ``register_transport``: ``factory(config)`` returns a :data:`TransportTarget`."""
 
 
@@ -110,7 +110,8 @@ class Transport:
 class FactoryTransport(Transport):
     """A transport registered as ``factory(config)``: the factory is called once per session."""
 
-    def __init__(self, name: str, factory: UserFactory, config: Mapping[str, Any], options: TransportOptions) -> None:
+    def __init__(self, name: str, factory: UserFactory, config: Mapping[str, object],
+                 options: TransportOptions) -> None:
         super().__init__(config, options)
         self.name = name
         self.factory = factory

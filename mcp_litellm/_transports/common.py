@@ -8,7 +8,7 @@ from typing import Any
 from mcp_litellm._core.errors import ConfigError
 
 
-def check_keys(transport: str, config: Mapping[str, Any], *, required: set[str], optional: set[str]) -> None:
+def check_keys(transport: str, config: Mapping[str, object], *, required: set[str], optional: set[str]) -> None:
     """Raise ``ConfigError`` for a missing required key or a key the transport does not know."""
     if not isinstance(config, Mapping):
         raise ConfigError(f"config for the {transport!r} transport must be a mapping, got {type(config).__name__}")

@@ -2,7 +2,7 @@
 
 Annotate a config with one (``config: ml.StdioConfig = {...}``) and mypy or pyright reports a misspelt
 key or a value of the wrong type before the client runs. The optional ``transport`` key names the
-transport, so a config can carry it in place of ``transport_type=``. Any ``Mapping[str, Any]`` is still
+transport, so a config can carry it in place of ``transport_type=``. Any ``Mapping[str, object]`` is still
 accepted where these are.
 """
 

@@ -17,7 +17,7 @@ from mcp_litellm._core.redact import shown_value
 from mcp_litellm._transports.base import FactoryTransport, Transport, TransportOptions
 from mcp_litellm._transports.log_filters import install_log_filters
 
-TransportFactory: TypeAlias = Callable[[Mapping[str, Any]], "AbstractAsyncContextManager[Any] | Any"]
+TransportFactory: TypeAlias = Callable[[Mapping[str, object]], "AbstractAsyncContextManager[Any] | Any"]
 """A callable taking the client's config mapping and returning a :data:`TransportTarget`."""
 
 BUILTIN_TRANSPORTS = ("stdio", "streamable", "sse", "memory")
@@ -37,7 +37,7 @@ TRANSPORT_ALIASES: Mapping[str, str] = {
 
 _ALIASES = TRANSPORT_ALIASES
 
-_Builder: TypeAlias = Callable[[Mapping[str, Any], TransportOptions], Transport]
+_Builder: TypeAlias = Callable[[Mapping[str, object], TransportOptions], Transport]
 """Makes a client's transport object from its config and options: a ``Transport`` class, or a wrapped factory."""
 
 _lock = threading.Lock()
@@ -60,7 +60,7 @@ def _table() -> dict[str, _Builder]:
         return _factories
 
 
-def infer_transport(config: Mapping[str, Any]) -> str | None:
+def infer_transport(config: Mapping[str, object]) -> str | None:
     """The transport a config implies, as config files read it: ``command`` -> stdio; ``url`` -> streamable
     HTTP, or SSE when its path ends in ``/sse``; ``server`` -> memory. ``None`` when it implies none."""
     if "command" in config:
@@ -107,7 +107,7 @@ def _wrong(value: object) -> str:
     return shown_value(value) if isinstance(value, str) else type(value).__name__
 
 
-def _config_as_transport(config: Mapping[str, Any]) -> str:
+def _config_as_transport(config: Mapping[str, object]) -> str:
     """The message for a server's config passed where the transport type goes (``client("demo", {...})``)."""
     implied = infer_transport(config)
     if implied:
@@ -132,7 +132,7 @@ def register_transport(name: str, factory: TransportFactory) -> None:
         raise ConfigError(f"the factory for transport {name!r} must be callable, got {type(factory).__name__}")
     key = name.strip().lower()
 
-    def build(config: Mapping[str, Any], options: TransportOptions) -> Transport:
+    def build(config: Mapping[str, object], options: TransportOptions) -> Transport:
         return FactoryTransport(key, factory, config, options)
 
     _table()
@@ -140,7 +140,7 @@ def register_transport(name: str, factory: TransportFactory) -> None:
         _factories[key] = build
 
 
-def make_transport(transport_type: str, config: Mapping[str, Any], options: TransportOptions) -> Transport:
+def make_transport(transport_type: str, config: Mapping[str, object], options: TransportOptions) -> Transport:
     """The transport object for one client (no I/O, no validation: :meth:`Transport.open` validates)."""
     install_log_filters()  # a client makes its transport as it starts: mcp_litellm's log filters go on then
     return _table()[canonical_transport_name(transport_type)](config, options)

@@ -94,7 +94,7 @@ class Handler:
     ``after_execute(result)`` are hooks (sync or async) around ``execute``.
     """
 
-    default_options: ClassVar[Mapping[str, Any]] = {}
+    default_options: ClassVar[Mapping[str, object]] = {}
     kind: ClassVar[str] = ""
     """What the handler answers: ``"sampling"``, ``"elicitation"`` or ``"human_in_the_loop"``."""
     _guard_names: ClassVar[tuple[str, ...]] = ()
@@ -109,7 +109,7 @@ class Handler:
                     names.append(name)
         cls._guard_names = tuple(names)
 
-    def __init__(self, *, client_name: str, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, *, client_name: str, options: Mapping[str, object] | None = None) -> None:
         merged: dict[str, Any] = {}
         for klass in reversed(type(self).__mro__):
             merged.update(vars(klass).get("default_options", {}))

@@ -24,7 +24,7 @@ import asyncio
 import contextvars
 import dataclasses
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
 
@@ -44,11 +44,16 @@ from mcp_litellm.handlers._registry import ElicitationRegistry
 from mcp_litellm.handlers._sampling import REJECTED, SamplingRunner, SamplingSpend
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine
+    from collections.abc import Callable, Coroutine, Mapping
+
+    from mcp_types import CreateMessageRequestParams, ListRootsResult
 
     from mcp_litellm._client.session import SessionOptions
     from mcp_litellm._client.tool import Tool
     from mcp_litellm._client.toolset import CallContext
+
+P = TypeVar("P")
+R = TypeVar("R")
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -128,7 +133,7 @@ class ClientFeatureSet:
                                         ("roots", self._roots.configured)) if on}
         return frozenset(wanted - self._advertised)
 
-    def on_sampling(self, handler: Any, options: dict[str, Any]) -> None:
+    def on_sampling(self, handler: object, options: Mapping[str, object]) -> None:
         """Enable sampling, answered by ``handler`` (``None``: the default LiteLLM completion)."""
         spec = _settings.checked(HandlerSpec.of(handler, options), "sampling") if handler is not None else None
         if spec is None and options:
@@ -136,7 +141,7 @@ class ClientFeatureSet:
         self._sampling_settings = dataclasses.replace(self._sampling_settings, enabled=True, handler=spec)
         self._sampling_runner = SamplingRunner(self._sampling_settings, self._host.name, self._sampling_spend)
 
-    def on_elicitation(self, handler: Any, options: dict[str, Any]) -> None:
+    def on_elicitation(self, handler: object, options: Mapping[str, object]) -> None:
         """Enable elicitation, answered by ``handler``."""
         spec = _settings.checked(HandlerSpec.of(handler, options), "elicitation")
         self._elicitation_settings = dataclasses.replace(self._elicitation_settings, enabled=True, handler=spec)
@@ -147,7 +152,7 @@ class ClientFeatureSet:
         """The tool-call approval handler, or ``None`` when there is none."""
         return self._hitl
 
-    def on_human_in_the_loop(self, handler: Any, options: dict[str, Any]) -> None:
+    def on_human_in_the_loop(self, handler: object, options: Mapping[str, object]) -> None:
         """Ask ``handler`` before every tool call (``None`` removes it)."""
         self._hitl = _settings.checked(HandlerSpec.of(handler, options), "human_in_the_loop") if handler else None
 
@@ -163,22 +168,22 @@ class ClientFeatureSet:
 
     # -- callbacks (run on the background loop) -------------------------------------------------------
 
-    def _call_context(self, context: Any) -> contextvars.Context | None:
+    def _call_context(self, context: object) -> contextvars.Context | None:
         """The context of the call a server's request belongs to (see ``call_context``), or ``None``."""
         connection = self._host._connection
         return connection.calls.context_for(getattr(context, "meta", None)) if connection is not None else None
 
-    async def _sampling_callback(self, context: Any, params: Any) -> Any:
+    async def _sampling_callback(self, context: object, params: CreateMessageRequestParams) -> Any:
         return await self._answer("sampling", self._sampling_settings.enabled, self._sampling_runner.respond,
                                   context, params)
 
-    async def _elicitation_callback(self, context: Any, params: Any) -> Any:
+    async def _elicitation_callback(self, context: object, params: object) -> Any:
         return await self._answer("elicitation", self._elicitation_settings.enabled,
                                   self._elicitation_runner.respond, context, params)
 
     async def _answer(self, feature: str, enabled: bool,
-                      respond: Callable[[Any, dict[str, Any]], Coroutine[Any, Any, Any]],
-                      context: Any, params: Any) -> Any:
+                      respond: Callable[[P, Mapping[str, object]], Coroutine[object, None, R]],
+                      context: object, params: P) -> R | ErrorData:
         """A server's sampling or elicitation request answered by ``respond``, in the context of the call it
         belongs to; refused when the feature was turned off after this session advertised it."""
         if not enabled:
@@ -191,7 +196,7 @@ class ClientFeatureSet:
             logger.exception("%s callback for server %r failed", feature, self._host.name)
             return ErrorData(code=INTERNAL_ERROR, message=f"{feature} failed on the client: {type(exc).__name__}")
 
-    async def _list_roots_callback(self, context: Any) -> Any:
+    async def _list_roots_callback(self, context: object) -> ListRootsResult:
         return self._roots.to_sdk()
 
     async def _roots_changed(self, was_configured: bool) -> None:

@@ -112,7 +112,8 @@ class ElicitationRunner:
         self.settings = settings
         self.client_name = client_name
 
-    async def respond(self, params: Any, span_attributes: Mapping[str, Any] | None = None) -> ElicitResult | ErrorData:
+    async def respond(self, params: Any,
+                      span_attributes: Mapping[str, object] | None = None) -> ElicitResult | ErrorData:
         """The user's answer, or ``ErrorData`` (handler failure, or content not matching the schema).
 
         Runs in an ``elicitation/create`` span (kind SERVER) when tracing; ``span_attributes`` add to it.

@@ -69,7 +69,7 @@ class SamplingHandler(Handler):
     - ``default_model``: the policy's last resort, in place of the client's ``default_model``.
     """
 
-    default_options: ClassVar[Mapping[str, Any]] = {"model": None, "default_model": None}
+    default_options: ClassVar[Mapping[str, object]] = {"model": None, "default_model": None}
     kind = "sampling"
     _stop_kind = "reject"
 
@@ -200,7 +200,7 @@ class SamplingRunner:
                 span.set_attribute("mcp_litellm.usage.cost_usd", cost)
 
     async def respond(self, params: CreateMessageRequestParams,
-                      span_attributes: Mapping[str, Any] | None = None) -> Any:
+                      span_attributes: Mapping[str, object] | None = None) -> Any:
         """The result for the server, or ``ErrorData`` (never raises for handler or LLM failures).
 
         Runs in a ``sampling/createMessage`` span (kind SERVER) when tracing; ``span_attributes`` add to it.

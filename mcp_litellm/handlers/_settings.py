@@ -62,19 +62,17 @@ def checked(spec: HandlerSpec | None, kind: str) -> HandlerSpec | None:
     return spec
 
 
-def _positive(value: Any, what: str, *, integer: bool = False) -> Any:
+def _positive(value: object, what: str, *, integer: bool = False) -> None:
     kinds = (int,) if integer else (int, float)
     if value is None:
-        return None
+        return
     if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
         raise ConfigError(f"{what} must be a positive {'integer' if integer else 'number'}, got {value!r}")
-    return value
 
 
-def _callable_or_none(value: Any, what: str) -> Any:
+def _callable_or_none(value: object, what: str) -> None:
     if value is not None and not callable(value):
         raise ConfigError(f"{what} must be callable, got {type(value).__name__}")
-    return value
 
 
 def _merge_head(base: Any, value: Any, kind: str, keys: frozenset[str] | set[str]) -> Any:
@@ -102,7 +100,7 @@ def _merge_head(base: Any, value: Any, kind: str, keys: frozenset[str] | set[str
     return changes
 
 
-def merge_sampling(base: SamplingSettings, value: Any) -> SamplingSettings:
+def merge_sampling(base: SamplingSettings, value: object) -> SamplingSettings:
     """``base`` updated by a ``sampling=`` value: bool, handler, or a mapping of settings."""
     changes = _merge_head(base, value, "sampling", _SAMPLING_KEYS)
     if not isinstance(changes, dict):
@@ -130,7 +128,7 @@ def merge_sampling(base: SamplingSettings, value: Any) -> SamplingSettings:
     return dataclasses.replace(base, **changes)
 
 
-def merge_elicitation(base: ElicitationSettings, value: Any) -> ElicitationSettings:
+def merge_elicitation(base: ElicitationSettings, value: object) -> ElicitationSettings:
     """``base`` updated by an ``elicitation=`` value: bool, handler, or a mapping of settings."""
     changes = _merge_head(base, value, "elicitation", _ELICITATION_KEYS)
     if not isinstance(changes, dict):
@@ -139,7 +137,7 @@ def merge_elicitation(base: ElicitationSettings, value: Any) -> ElicitationSetti
     return dataclasses.replace(base, **changes)
 
 
-def check_roots(value: Any) -> list[str | os.PathLike[str]] | None:
+def check_roots(value: object) -> list[str | os.PathLike[str]] | None:
     """Shape check for ``roots=`` (paths are resolved and checked when a client takes them)."""
     if value is None:
         return None

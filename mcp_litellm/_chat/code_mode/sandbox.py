@@ -77,7 +77,7 @@ def limits(settings: CodeMode) -> dict[str, Any]:
     }
 
 
-async def run_program(code: str, functions: Mapping[str, Any], settings: CodeMode) -> Outcome:
+async def run_program(code: str, functions: Mapping[str, object], settings: CodeMode) -> Outcome:
     """Run ``code`` in a fresh sandbox worker, with ``functions`` (coroutine functions) as its host functions.
 
     Every failure of the program (a syntax error, an exception, the time or memory limit) becomes
