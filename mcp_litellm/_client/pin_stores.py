@@ -24,7 +24,7 @@ from mcp_litellm._core.documents import REDIS_SCHEMES, DocumentStore, JSONValue,
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import redact_url
 from mcp_litellm._core.user_code import call_user_code, is_async_callable
-from mcp_litellm._transports.stores import FileDocument, RedisDocument, Sealer, redis_keys, shown_url
+from mcp_litellm._transports.stores import FileDocument, RedisDocument, Sealer, redis_keys, sealer_from, shown_url
 
 __all__ = ["PINS_KEY_ENV", "REDIS_SCHEMES", "FilePinStore", "Pin", "PinStore", "Pins", "RedisPinStore",
            "pin_store"]
@@ -63,14 +63,7 @@ def _wording(what: str, redis: str = "") -> Wording:
 
 
 def _sealer(key: str | None, source: str) -> Sealer | None:
-    if key is None:
-        key, source = os.environ.get(PINS_KEY_ENV) or None, PINS_KEY_ENV
-    if key is None:
-        return None
-    try:
-        return Sealer.from_key(key, source)
-    except ValueError as exc:
-        raise ConfigError(f"the tool pins key in {source} cannot be used: {exc}") from None
+    return sealer_from(key, source, PINS_KEY_ENV, lambda why: ConfigError(f"the tool pins key {why}"))
 
 
 def _pins_of(value: object) -> Pins | None:

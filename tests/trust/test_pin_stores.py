@@ -234,3 +234,17 @@ def test_pins_and_tokens_in_one_redis(redis_url: str, tmp_path: Path, monkeypatc
             client.tools()
     finally:
         server.stop()
+
+
+def test_a_key_that_cannot_be_used_says_where_it_came_from(monkeypatch, tmp_path):
+    from mcp_litellm._transports.oauth.backends import sealer_for
+
+    monkeypatch.setenv("MCP_LITELLM_TOKEN_KEY", "short")
+    with pytest.raises(ml.AuthError, match="the OAuth token key in MCP_LITELLM_TOKEN_KEY cannot be used: the key is "
+                                           "too short"):
+        sealer_for(None)
+    with pytest.raises(ml.ConfigError, match=r"the tool pins key in key= cannot be used: the key is too short"):
+        ml.FilePinStore(tmp_path / "pins.json", key="short")
+    monkeypatch.setenv("MCP_LITELLM_PINS_KEY", "also-short")
+    with pytest.raises(ml.ConfigError, match="the tool pins key in MCP_LITELLM_PINS_KEY cannot be used"):
+        ml.FilePinStore(tmp_path / "pins.json")

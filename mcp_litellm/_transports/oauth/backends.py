@@ -10,12 +10,18 @@ user running the program; a file that does not is refused, on read as on write.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from mcp_litellm._core.documents import Wording
 from mcp_litellm._core.errors import AuthError
-from mcp_litellm._transports.stores import FileDocument, MemoryDocument, RedisDocument, Sealer, check_key
+from mcp_litellm._transports.stores import (
+    FileDocument,
+    MemoryDocument,
+    RedisDocument,
+    Sealer,
+    check_key,
+    sealer_from,
+)
 
 __all__ = ["TOKEN_KEY_ENV", "FileBackend", "MemoryBackend", "RedisBackend", "Sealer", "check_token_key",
            "redis_key", "sealer_for", "token_wording"]
@@ -60,15 +66,8 @@ def check_token_key(key: str) -> None:
 def sealer_for(token_key: str | None) -> Sealer | None:
     """The sealer for ``token_key`` (the ``token_key`` setting), else for ``$MCP_LITELLM_TOKEN_KEY``;
     ``None`` when neither is set (tokens are stored as they are, in files only the user can read)."""
-    source = "oauth.token_key"
-    if token_key is None:
-        token_key, source = os.environ.get(TOKEN_KEY_ENV) or None, TOKEN_KEY_ENV
-    if token_key is None:
-        return None
-    try:
-        return Sealer.from_key(token_key, source)
-    except ValueError as exc:
-        raise AuthError(f"the OAuth token key in {source} cannot be used: {exc}", http_status=None) from None
+    return sealer_from(token_key, "oauth.token_key", TOKEN_KEY_ENV,
+                       lambda why: AuthError(f"the OAuth token key {why}", http_status=None))
 
 
 def redis_key(user: str | None, name: str) -> str:

@@ -11,7 +11,7 @@ OAuth tokens (``_transports/oauth/storage.py``) and tool pins (``_client/pins.py
 from mcp_litellm._core.documents import REDIS_SCHEMES, DocumentStore, Wording
 from mcp_litellm._transports.stores.files import LOCK_TIMEOUT, FileDocument, MemoryDocument
 from mcp_litellm._transports.stores.redis_documents import RedisDocument, redis_keys, shown_url
-from mcp_litellm._transports.stores.sealing import KEY_HINT, Sealer, check_key
+from mcp_litellm._transports.stores.sealing import KEY_HINT, Sealer, check_key, sealer_from
 
 __all__ = ["KEY_HINT", "LOCK_TIMEOUT", "REDIS_SCHEMES", "DocumentStore", "FileDocument", "MemoryDocument",
-           "RedisDocument", "Sealer", "Wording", "check_key", "redis_keys", "shown_url"]
+           "RedisDocument", "Sealer", "Wording", "check_key", "sealer_from", "redis_keys", "shown_url"]

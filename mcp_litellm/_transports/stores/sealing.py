@@ -10,12 +10,14 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet
 
-__all__ = ["KEY_HINT", "Sealer", "check_key"]
+__all__ = ["KEY_HINT", "Sealer", "check_key", "sealer_from"]
 
 KEY_HINT = ("a Fernet key (make one with: python -c \"from cryptography.fernet import Fernet; "
             "print(Fernet.generate_key().decode())\") or a passphrase of at least 16 characters")
@@ -54,6 +56,19 @@ class Sealer:
             return self._fernet.decrypt(sealed.encode("ascii")).decode("utf-8")
         except (InvalidToken, ValueError):
             return None
+
+
+def sealer_from(key: str | None, source: str, env: str, refuse: Callable[[str], Exception]) -> Sealer | None:
+    """The sealer for ``key`` (given as ``source``), else for the ``env`` variable; ``None`` when neither is set.
+    A key that cannot be used raises ``refuse(why)`` (the caller's error, which says where the key came from)."""
+    if key is None:
+        key, source = os.environ.get(env) or None, env
+    if key is None:
+        return None
+    try:
+        return Sealer.from_key(key, source)
+    except ValueError as exc:
+        raise refuse(f"in {source} cannot be used: {exc}") from None
 
 
 def check_key(key: str) -> None:
