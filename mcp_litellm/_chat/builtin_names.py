@@ -20,6 +20,7 @@ from typing import Any
 
 from mcp_litellm._chat.toolbox import ToolBox, server_of
 from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.toolset import DefinedTool
 
 __all__ = ["BUILTIN_TOOLS", "READ_RESULT_TOOL", "RENAMED_PREFIX", "RUN_CODE", "SEARCH_TOOL", "BuiltinNames",
            "BuiltinTool", "builtin_name", "text_result"]
@@ -86,29 +87,15 @@ class BuiltinNames:
 
 
 @dataclass(frozen=True)
-class BuiltinTool:
+class BuiltinTool(DefinedTool):
     """A built-in tool of the chat as its wrapper lists it (a :class:`~mcp_litellm._client.toolset.ToolDef`):
     its LiteLLM definition, under the name it is offered as."""
 
     definition: dict[str, Any]
 
-    @property
-    def name(self) -> str:
-        """The name the model calls."""
-        return str(self.definition["function"]["name"])
-
-    @property
-    def server(self) -> None:
-        """A built-in comes from no MCP server."""
-        return None
-
-    def to_litellm(self, model: str | None = None) -> dict[str, Any]:  # the LiteLLM format
-        """The definition (the same for every provider)."""
-        return self.definition
-
     def renamed(self, name: str) -> BuiltinTool:
         """The same tool offered as ``name``."""
-        return BuiltinTool({**self.definition, "function": {**self.definition["function"], "name": name}})
+        return BuiltinTool(self.definition_named(name))
 
 
 def text_result(text: str, name: str, *, error: bool = False) -> ToolResult:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.toolset import CallContext, DefinedTool
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
 from mcp_litellm._core.naming import safe_tool_name
@@ -32,7 +32,7 @@ __all__ = ["FunctionToolset", "LocalTool", "checked_arguments", "local_tool"]
 logger = logging.getLogger("mcp_litellm")
 
 @dataclass(eq=False)
-class LocalTool:
+class LocalTool(DefinedTool):
     """A Python function offered to the model next to MCP tools.
 
     ``definition`` is the LiteLLM/OpenAI tool dict; ``function`` is called with the arguments as
@@ -45,16 +45,6 @@ class LocalTool:
     arguments_model: type[pydantic.BaseModel] | None = None
     """For a function offered as itself: the pydantic model of its parameters, which gave the schema and
     validates each call's arguments (``None``: the arguments are passed as they came)."""
-
-    @property
-    def name(self) -> str:
-        """The tool name the model sees."""
-        return str(self.definition["function"]["name"])
-
-    @property
-    def server(self) -> None:
-        """A local function comes from no MCP server."""
-        return None
 
     @property
     def mcp_name(self) -> str:
@@ -79,12 +69,7 @@ class LocalTool:
 
     def renamed(self, name: str) -> LocalTool:
         """The same function offered to the model as ``name``."""
-        definition = {**self.definition, "function": {**self.definition["function"], "name": name}}
-        return LocalTool(definition, self.function, self.arguments_model)
-
-    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
-        """The LiteLLM tool definition the function was offered with."""
-        return self.definition
+        return LocalTool(self.definition_named(name), self.function, self.arguments_model)
 
     async def arun(self, arguments: dict[str, object]) -> ToolResult:
         """Call the function and wrap what it returns as a :class:`ToolResult`.

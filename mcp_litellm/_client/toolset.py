@@ -23,7 +23,7 @@ from mcp_litellm._client.tool_result import ToolResult
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError, NotFoundError
 
-__all__ = ["CallContext", "Combined", "Filtered", "Origin", "Prefixed", "ToolDef", "Toolset"]
+__all__ = ["CallContext", "Combined", "DefinedTool", "Filtered", "Origin", "Prefixed", "ToolDef", "Toolset"]
 
 Origin = Literal["user", "model", "code", "provider"]
 """Who made a tool call: the program (``"user"``: ``client.execute_tool``), the model in its answer
@@ -84,6 +84,32 @@ class ToolDef(Protocol):
     def renamed(self, name: str) -> ToolDef:
         """The same tool offered under ``name``."""
         ...
+
+
+class DefinedTool:
+    """Half of a :class:`ToolDef` for a tool offered as a fixed LiteLLM definition (a local function, a chat's
+    built-in): its name is the definition's, it comes from no MCP server, and its definition is the same for
+    every provider. A subclass holds ``definition`` and writes ``renamed`` with :meth:`definition_named`."""
+
+    definition: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        """The name the model calls."""
+        return str(self.definition["function"]["name"])
+
+    @property
+    def server(self) -> None:
+        """It comes from no MCP server."""
+        return None
+
+    def to_litellm(self, model: str | None = None) -> dict[str, Any]:
+        """The definition it was offered with (the same for every provider)."""
+        return self.definition
+
+    def definition_named(self, name: str) -> dict[str, Any]:
+        """A copy of the definition under ``name``."""
+        return {**self.definition, "function": {**self.definition["function"], "name": name}}
 
 
 class Toolset(Protocol):
