@@ -131,6 +131,16 @@ def _string(key: str, value: object) -> str | None:
     return value.strip()
 
 
+def _http_url(key: str, value: object, what: str) -> str | None:
+    """``value`` as an http(s) URL with a host (``None`` when not given); else ``oauth.<key> must be <what>``."""
+    url = _string(key, value)
+    if url is not None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise OAuthProblem(f"oauth.{key}", f"must be {what}")
+    return url
+
+
 def _scopes(value: object) -> tuple[str, ...] | None:
     if value is None:
         return None
@@ -321,12 +331,8 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
     auth_method = raw.get("token_endpoint_auth_method")
     if auth_method is not None and auth_method not in AUTH_METHODS:
         raise OAuthProblem("oauth.token_endpoint_auth_method", f"must be one of {', '.join(map(repr, AUTH_METHODS))}")
-    issuer = _string("issuer", raw.get("issuer"))
-    if issuer is not None:
-        parts = urlsplit(issuer)
-        if parts.scheme not in ("https", "http") or not parts.hostname:
-            raise OAuthProblem("oauth.issuer", "must be the authorization server's issuer URL, such as "
-                                               "https://auth.example.com")
+    issuer = _http_url("issuer", raw.get("issuer"), "the authorization server's issuer URL, such as "
+                                                     "https://auth.example.com")
     allow_http = config.get("allow_http", False)
     dpop = raw.get("dpop", False)
     if not isinstance(dpop, bool):
@@ -337,12 +343,10 @@ def oauth_settings(config: Mapping[str, Any]) -> OAuthSettings | None:
         missing = needs_cryptography()
         if missing is not None:
             raise OAuthProblem("oauth.dpop", missing)
-    idp_token_endpoint = _string("idp_token_endpoint", raw.get("idp_token_endpoint"))
+    idp_token_endpoint = _http_url("idp_token_endpoint", raw.get("idp_token_endpoint"),
+                                   "the enterprise IdP's token endpoint URL, such as https://idp.example.com/oauth2/token")
     if idp_token_endpoint is not None:
         parts = urlsplit(idp_token_endpoint)
-        if parts.scheme not in ("https", "http") or not parts.hostname:
-            raise OAuthProblem("oauth.idp_token_endpoint", "must be the enterprise IdP's token endpoint URL, such as "
-                                                           "https://idp.example.com/oauth2/token")
         if parts.scheme == "http" and parts.hostname not in _LOOPBACK_HOSTS and allow_http is not True:
             raise OAuthProblem("oauth.idp_token_endpoint", "the user's ID token goes there: use https:// (http:// "
                                                            "only on this machine, or with allow_http)")
