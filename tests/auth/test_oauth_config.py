@@ -136,3 +136,11 @@ def test_repr_shows_the_issuer_and_masks_the_credentials(tmp_path):
         assert "'issuer': 'https://auth.example.com'" in shown, shown
         assert "cc-secret" not in shown and "tk-secret" not in shown and "PRIVATE KEY" not in shown, shown
     assert "'client_secret': '***'" in repr(client) and "'private_key': '***'" in repr(keyed)
+
+
+@pytest.mark.parametrize(("key", "said"), [("issuer", "the authorization server's issuer URL"),
+                                           ("idp_token_endpoint", "the enterprise IdP's token endpoint URL")])
+@pytest.mark.parametrize("value", ["ftp://auth.example.com", "https://", "auth.example.com"])
+def test_a_url_setting_that_is_not_an_http_url_with_a_host_is_refused(key, said, value):
+    with pytest.raises(ml.ConfigError, match=rf"config key 'oauth.{key}': must be {said}, such as https://"):
+        ml.Client("x", "streamable", {"url": URL, "oauth": {"client_id": "abc", key: value}}, start=False)
