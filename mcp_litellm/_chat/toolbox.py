@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
     from mcp_litellm._servers.group import ClientGroup
 
-__all__ = ["ChatTool", "ChatToolset", "GroupTools", "LocalTool", "ToolBox", "checked_arguments", "local_tool",
+__all__ = ["ChatTool", "ChatToolset", "LocalTool", "ToolBox", "checked_arguments", "local_tool",
            "server_of"]
 
 logger = logging.getLogger("mcp_litellm")
@@ -70,23 +70,6 @@ class ChatToolset(Toolset, Protocol):
     def listed_now(self) -> Sequence[ToolDef]:
         """The tools, with the live sources' tools as last listed."""
         ...
-
-
-class GroupTools:
-    """A :class:`~mcp_litellm.ClientGroup` as a :class:`Toolset` (its merged tools; a call goes to the
-    client of the tool the name stands for), until the group implements the interface itself."""
-
-    def __init__(self, group: ClientGroup) -> None:
-        self.group = group
-
-    async def list_tools(self) -> list[Tool]:
-        """The group's merged tools."""
-        return await self.group.atools()
-
-    async def call_tool(self, name: str, arguments: dict[str, object], ctx: CallContext) -> ToolResult:
-        """Call the group's tool ``name`` through its client's ``call_tool``."""
-        tool = await self.group.atool(name)
-        return await _client_of(tool).call_tool(tool.mcp_name, arguments, ctx)
 
 
 @dataclass(frozen=True)
@@ -302,7 +285,7 @@ def _source(item: object) -> _Source | None:
     if isinstance(item, Client):
         return _Source(item, item)
     if isinstance(item, ClientGroup):
-        return _Source(item, GroupTools(item))
+        return _Source(item, item)  # a group is a Toolset: a call goes to the client of the tool the name stands for
     return None
 
 
