@@ -42,7 +42,8 @@ _LOOP = asyncio.new_event_loop()  # one loop for every ranker's async code (Lite
 
 def _ours() -> Any:
     """The chat's ranking code, as it is today."""
-    from mcp_litellm._chat import tool_embedding, tool_search
+    from mcp_litellm._chat import tool_search
+    from mcp_litellm._chat.tool_search import embedding as tool_embedding
 
     return tool_search, tool_embedding
 

@@ -46,7 +46,7 @@ but not its server's name): ``create_directory`` covered by "create a folder" be
 which the request covers only in part."""
 LEAD_COVERAGE = 0.25
 """The same for the words of the first sentence of a tool's description (what the tool does)."""
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])\s*(?=\S)")  # CJK full stops need no space
 
 
 def _parameter_names(schema: Mapping[str, object] | None) -> list[str]:
