@@ -3,6 +3,7 @@ pairs of characters, accents are folded (a request typed without them meets a to
 other way round), and the embedding model receives the text as written. Saved catalogs, no model for the
 words; the real all-MiniLM-L6-v2 (tests/embedding_server.py) for the embedding path."""
 
+# ruff: noqa: RUF001 (real Chinese and Japanese text has full-width punctuation)
 from __future__ import annotations
 
 import asyncio
@@ -85,7 +86,7 @@ def test_a_japanese_catalog_is_found_by_words(request_, tool):
 
 def test_accents_are_folded_kana_voicing_and_case_kept():
     assert fold("créer_événement") == "creer_evenement"
-    assert fold("Größe") == "Grosse" and fold("ＡＢＣ") == "ABC"  # ß as ss; full-width letters as plain ones
+    assert fold("Größe") == "Grosse" and fold("\uff21\uff22\uff23") == "ABC"  # ß as ss; full-width as plain
     assert fold("データ") == "データ"  # the voicing mark of kana is part of the letter
     assert raw_words("créerÉvénement") == ["creer", "evenement"]
 
@@ -113,7 +114,10 @@ def test_the_embedding_model_receives_the_text_as_written():
     tools = CHINESE + ACCENTED
     entries = [entry(name, "mixed", description, None) for name, description in tools]
     texts = [tool_text(e, description) for e, (_, description) in zip(entries, tools, strict=True)]
-    assert all(description in text for text, (_, description) in zip(texts, tools, strict=True))
+    # the name in words, the server, the description's first sentence: accents and scripts as written
+    assert texts[0] == "launch app (mixed): 启动指定的应用程序。"
+    assert texts[len(CHINESE)] == ("créer événement (mixed): "
+                                   "Créer un événement dans l'agenda : réunion, rendez-vous ou rappel.")
     with running_embedding_server() as api_base:
         ranker = EmbeddingRanker({"model": "openai/all-minilm-l6-v2", "api_base": api_base, "api_key": "local"})
         loop = asyncio.new_event_loop()
@@ -125,3 +129,15 @@ def test_the_embedding_model_receives_the_text_as_written():
         finally:
             loop.close()
     assert found is not None and found[0].name == "supprimer_événement"
+
+
+def test_scores_are_fused_not_only_ranks():
+    # the words barely prefer A to B; the model finds B far nearer than A: fused scores put B first, where
+    # reciprocal rank fusion (ranks only) kept A; a tool of another server is left out when one is asked
+    from mcp_litellm._chat.tool_search.embedding import fuse, fuse_scores
+
+    a, b, c, d = (entry(name, "s" if name != "d" else "other", name, None) for name in "abcd")
+    by_words, by_meaning = [10.0, 9.9, 0.0, 0.0], [0.10, 0.90, 0.95, 0.99]
+    assert [e.name for e in fuse_scores([a, b, c, d], by_words, by_meaning, 3, server="s")] == ["b", "a", "c"]
+    assert fuse([a, b], [c, b, a], 3)[0].name == "a"
+    assert fuse_scores([a], [0.0], [0.5], 3) == []  # nothing either ranking tells apart

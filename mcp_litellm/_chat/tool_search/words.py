@@ -94,8 +94,17 @@ invoice: bill invoice charge payment pay
 refund: refund reimburse money
 bug: bug issue ticket problem defect crash error
 weather: weather rain forecast temperature sunny snow wind
-route: route directions drive driving navigate distance
+route: route directions drive driving walk walking navigate distance commute
 language: language translate translation
+spreadsheet: spreadsheet workbook worksheet sheet tab excel
+chart: chart graph plot diagram visualize visualise
+format: format highlight style colour color bold
+count: count number total tally
+location: location coordinates latitude longitude geocode address
+elevation: elevation altitude height
+type: type enter input fill keyboard
+comment: comment remark annotate
+fork: fork clone copy
 """
 
 RELATED: dict[str, tuple[tuple[str, ...], ...]] = {}  # word -> the meaning groups it belongs to
@@ -131,6 +140,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"check(?:s|ed|ing)? in|check-in", "commit"),
     (r"check(?:s|ed|ing)? out|check-out", "checkout switch"),
     (r"how (?:late|early) is it|what hour", "current time"),
+    (r"how many", "+count"),
+    (r"how (?:high|tall|low)", "+elevation"),
     (r"at once|in one go|all together|together", "+multiple"),
     (r"set(?:s|ting)? up|put(?:s|ting)? together|spin(?:s|ning)? up", "create"),
     (r"(?:write|jot|note|put|take)s? down|wrote down|keep(?:s|ing)? in mind|bear(?:s|ing)? in mind|kept in mind|"
@@ -205,7 +216,7 @@ _KANA_MARKS = frozenset("\u3099\u309a")  # the voicing marks of kana: part of th
 
 def fold(text: str) -> str:
     """``text`` without accents, for the index only (the embedding model reads the text as written):
-    compatibility forms read as their plain letters (NFKD: full-width ``Ａ`` is ``A``), combining marks
+    compatibility forms read as their plain letters (NFKD: a full-width letter is the plain one), combining marks
     dropped (``é`` is ``e``) except kana's voicing marks, ``ß`` as ``ss``. Case is kept (identifiers split at
     case changes later)."""
     if text.isascii():
