@@ -364,7 +364,7 @@ def test_an_embedding_model_ranks_by_meaning_and_embeds_a_catalog_once(embedder,
     assert [len(texts) for texts in embedder.calls] == [256, 244, 1]  # the catalog in two batches, the query
     new_chat(tool_search_embedding=embedding_model(request)).with_tools(catalog.tools()).ask("?")
     assert [len(texts) for texts in embedder.calls[3:]] == [1]  # another chat, same tools: the query only
-    assert all(text.startswith("calendar ") and "(catalog): " in text for text in embedder.calls[0][:5])
+    assert embedder.calls[0][0] == "analytics copy dashboard (catalog): Make a copy of a dashboard."  # name in words
 
 
 def test_a_failing_embedding_model_falls_back_to_words(embedder, catalog, request, caplog):
