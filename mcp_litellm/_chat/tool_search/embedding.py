@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import operator
 import re
 import time
 from collections import OrderedDict
@@ -113,7 +114,8 @@ class EmbeddingRanker:
                 logger.warning("tool search: the embedding model %r failed (%s); ranking by words instead",
                                self.model, kind)
             return None
-        return [_cosine(asked, v) if server is None or e.server == server else 0.0
+        asked = _unit(asked)  # the tools' vectors are kept as unit vectors: a dot product is their cosine
+        return [sum(map(operator.mul, asked, v)) if server is None or e.server == server else 0.0
                 for e, v in zip(entries, vectors, strict=True)]
 
     async def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
@@ -125,7 +127,7 @@ class EmbeddingRanker:
         for start in range(0, len(missing), BATCH):
             batch = missing[start:start + BATCH]
             for text, vector in zip(batch, await self._embed(batch), strict=True):
-                known[self._key(text)] = _VECTORS[self._key(text)] = vector
+                known[self._key(text)] = _VECTORS[self._key(text)] = _unit(vector)
         while len(_VECTORS) > CACHE_SIZE:
             _VECTORS.popitem(last=False)
         return [known[k] for k in keys]
@@ -175,7 +177,7 @@ def fuse(by_words: Sequence[Entry], by_meaning: Sequence[Entry], limit: int) -> 
     return [entries[key] for key in sorted(scores, key=lambda k: (-scores[k], k))[:limit]]
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+def _unit(vector: Sequence[float]) -> list[float]:
+    """``vector`` scaled to length 1 (a zero vector stays as it is)."""
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else list(vector)
