@@ -29,11 +29,11 @@ RELATED_WEIGHT = 0.7
 
 # meaning: everyday words for it (each word gets the others as related words, query side only)
 _GROUPS = """
-create: create make new add build generate insert register setup mkdir touch
+create: create make new add build generate insert register setup mkdir touch post
 store: store save remember record jot write persist create add
 delete: delete remove erase drop forget destroy discard purge prune wipe clear trash rm del unlink
-update: update change edit modify alter replace fix set adjust
-read: read open view show display print see contents content text cat inspect peek
+update: update change edit modify alter replace fix set adjust patch
+read: read open view show display print see contents content text cat inspect peek retrieve
 list: list show enumerate browse inventory listing ls dump
 search: search find look lookup locate query seek match grep
 move: move rename relocate transfer mv
