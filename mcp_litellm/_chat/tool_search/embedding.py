@@ -29,7 +29,6 @@ from mcp_litellm._core.errors import ConfigError
 logger = logging.getLogger("mcp_litellm.chat")
 
 BATCH = 256  # texts per embedding request
-FUSED = 50  # candidates each ranking gives the fusion
 RRF_K = 10  # reciprocal rank fusion: an entry scores the sum of weight / (RRF_K + rank) over the rankings
 WORDS_WEIGHT = 2.0  # the lexical ranking's weight in the reciprocal rank fusion (the embedding's is 1)
 WORDS_SHARE = 0.6
