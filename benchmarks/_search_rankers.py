@@ -2,8 +2,9 @@
 ``build(tools) -> search``, where ``search(request)`` gives the top five as ``[(server, tool name), ...]``.
 
 - ours, words alone: the chat's lexical index (``ToolIndex``), as ``search_tools`` ranks without an embedding;
-- ours, words and meaning: the lexical index fused with an embedding model's ranking (``EmbeddingRanker`` and
-  ``fuse``), as the chat's ``search_tools`` ranks with ``tool_search_embedding`` set (``Offer._ranked``); the
+- ours, words and meaning: the lexical scores fused with an embedding model's similarities (``EmbeddingRanker``
+  and ``fuse_scores``), as the chat's ``search_tools`` ranks with ``tool_search_embedding`` set
+  (``SearchToolset.ranked``); the
   model is all-MiniLM-L6-v2 on 127.0.0.1 (tests/embedding_server.py), reached through ``litellm.aembedding``;
 - fastmcp's ``BM25SearchTransform`` and ``RegexSearchTransform`` (fastmcp 4.x, their own ``_search``, which
   their ``search_tools`` tool calls);
@@ -42,7 +43,8 @@ _LOOP = asyncio.new_event_loop()  # one loop for every ranker's async code (Lite
 
 def _ours() -> Any:
     """The chat's ranking code, as it is today."""
-    from mcp_litellm._chat import tool_embedding, tool_search
+    from mcp_litellm._chat import tool_search
+    from mcp_litellm._chat.tool_search import embedding as tool_embedding
 
     return tool_search, tool_embedding
 
@@ -68,10 +70,10 @@ def ours_fused(tools: Sequence[Tool], api_base: str) -> tuple[Search, Callable[[
     loop = _LOOP
 
     def search(request: str) -> list[tuple[str, str]]:
-        near = loop.run_until_complete(ranker.search(index.entries, texts, request, tool_embedding.FUSED))
+        near = loop.run_until_complete(ranker.similarities(index.entries, texts, request))
         if near is None:
             raise RuntimeError("the embedding model failed: see the log")
-        fused = tool_embedding.fuse(index.search(request, tool_embedding.FUSED, floor=0.0), near, LIMIT)
+        fused = tool_embedding.fuse_scores(index.entries, index.scores(request), near, LIMIT)
         return [(e.server, e.name) for e in fused]
 
     return search, lambda: loop.run_until_complete(ranker._vectors(texts))

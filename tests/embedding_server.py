@@ -168,6 +168,7 @@ class Vectors:
         self.lock = threading.Lock()
         self.received = 0  # texts asked for
         self.embedded = 0  # texts the model embedded (not found in the cache)
+        self.last: list[str] = []  # the texts of the last request, as received
         if path is not None and path.exists():
             for line in path.read_text().splitlines():
                 if line.strip():
@@ -177,6 +178,7 @@ class Vectors:
     def __call__(self, texts: Sequence[str]) -> list[list[float]]:
         with self.lock:  # one forward pass at a time: the machine's cores are the limit, not the requests
             self.received += len(texts)
+            self.last = list(texts)
             keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
             missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self.known))
             if missing:
@@ -225,7 +227,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/stats":  # texts asked for and embedded: lets a test see a client's cache work
-            return self._answer(200, {"received": self.vectors.received, "embedded": self.vectors.embedded})
+            return self._answer(200, {"received": self.vectors.received, "embedded": self.vectors.embedded,
+                                      "last": self.vectors.last})
         self._answer(404, {"error": {"message": f"no route {self.path}"}})
 
     def _answer(self, status: int, payload: dict[str, Any]) -> None:

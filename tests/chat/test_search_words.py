@@ -64,6 +64,8 @@ def test_a_note_as_a_thing_is_not_a_note_as_a_verb():
     ("show me the last 10 lines of the log", "tail", "recent"),
     ("show me the last 5 commits", "recent", "tail"),
     ("when was it last changed", "info", "chang"),
+    ("how many rows are in the table", "count", None),
+    ("how high is Denver", "elevat", None),
 ])
 def test_a_question_form_adds_what_it_asks_for(request_, gains, lacks):
     said = read(request_)
@@ -144,3 +146,23 @@ def test_a_tool_whose_name_the_request_covers_ranks_higher(mixed):
     assert found(mixed, "what files are in my projects folder")[1:3] == [
         "filesystem.list_directory", "filesystem.list_directory_with_sizes"]
 
+
+
+@pytest.fixture(scope="module")
+def servers() -> ToolIndex:
+    """The saved catalogs of a spreadsheet, a browser and a maps server (the tuning servers of issue 34)."""
+    tools = []
+    for server in ("excel", "playwright", "google-maps"):
+        saved = json.loads((CATALOGS / f"{server}.json").read_text())
+        tools += [entry(t["name"], server, t["description"] or "", t["inputSchema"], server) for t in saved["tools"]]
+    return ToolIndex(tools)
+
+
+@pytest.mark.parametrize(("request_", "tool"), [
+    ("draw a bar graph of sales per month", "excel.create_chart"),  # graph: chart
+    ("add another tab to the workbook", "excel.create_sheet"),  # tab: sheet
+    ("what are the coordinates of the Eiffel Tower", "google-maps.maps_geocode"),  # coordinates: geocode
+    ("enter my username into the login box", "playwright.browser_type"),  # enter: type
+])
+def test_everyday_words_meet_the_words_tools_use(servers, request_, tool):
+    assert tool in found(servers, request_)

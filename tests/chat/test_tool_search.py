@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -48,6 +49,25 @@ def test_a_500_tool_chat_completes_a_task_through_search_tools(llm, catalog):
     assert all(len(tool_names(r)) <= MAX_TOOLS for r in llm.requests)
     assert tool_names(third) == tool_names(second)  # the same definitions, in the same order
     assert_history_valid(chat.messages)
+
+
+def test_an_agent_searches_again_and_what_it_found_first_stays_offered(llm, catalog):
+    # a multi-step task: two searches with different words, then the tool of the first search is called;
+    # each request's tools extend the last one's (a provider's prompt cache keeps its prefix)
+    llm.then(Turn(tool_calls=[("c1", "search_tools", {"query": "send an email"})]),
+             Turn(tool_calls=[("c2", "search_tools", {"query": "weather forecast for a city"})]),
+             Turn(tool_calls=[("c3", "mail_send_message", {"to": "ana@example.com", "subject": "Rain"})]),
+             Turn(content="Sent."))
+    assert new_chat().with_tools(catalog.tools()).ask("Mail Ana the forecast").content == "Sent."
+    first = llm.tool_messages(1)[0]["content"]
+    # the answer says what to do when the tools found look wrong
+    assert "None fits? Search again with other words" in first
+    names = [tool_names(r) for r in llm.requests]
+    assert "mail_send_message" in names[1] and "mail_send_message" in names[3]
+    assert any(n.startswith("weather_") for n in names[2])
+    for earlier, later in itertools.pairwise(names):
+        assert later[:len(earlier)] == earlier
+    assert llm.tool_messages(3)[-1]["content"].startswith("mail_send_message ran with")
 
 
 def test_a_found_tool_can_be_called_in_the_same_response_as_the_search(llm, catalog):
@@ -344,7 +364,7 @@ def test_an_embedding_model_ranks_by_meaning_and_embeds_a_catalog_once(embedder,
     assert [len(texts) for texts in embedder.calls] == [256, 244, 1]  # the catalog in two batches, the query
     new_chat(tool_search_embedding=embedding_model(request)).with_tools(catalog.tools()).ask("?")
     assert [len(texts) for texts in embedder.calls[3:]] == [1]  # another chat, same tools: the query only
-    assert all("calendar_" in text or "(server catalog)" in text for text in embedder.calls[0][:5])
+    assert embedder.calls[0][0] == "analytics copy dashboard (catalog): Make a copy of a dashboard."  # name in words
 
 
 def test_a_failing_embedding_model_falls_back_to_words(embedder, catalog, request, caplog):

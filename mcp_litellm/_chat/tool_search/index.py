@@ -46,7 +46,12 @@ but not its server's name): ``create_directory`` covered by "create a folder" be
 which the request covers only in part."""
 LEAD_COVERAGE = 0.25
 """The same for the words of the first sentence of a tool's description (what the tool does)."""
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[\u3002\uff01\uff1f])\s*(?=\S)")  # CJK stops: no space
+
+
+def lead_sentence(text: str) -> str:
+    """The first sentence of a description (spaces collapsed): what the tool does."""
+    return _SENTENCE.split(" ".join((text or "").split()), maxsplit=1)[0]
 
 
 def _parameter_names(schema: Mapping[str, object] | None) -> list[str]:
@@ -289,9 +294,12 @@ def search_answer(query: object, found: Sequence[Entry], total: int, servers: Se
     plural = "" if len(found) == 1 else "s"
     lines = [f"Found {len(found)} tool{plural} for {query!r}; call one by name (definitions are now available):"]
     lines += [f"- {e.name}: {e.summary}" if e.summary else f"- {e.name}" for e in found]
+    again = (f"None fits? Search again with other words (what to do, and to what: {tool}(query='...')), as "
+             "often as needed")
     if len(servers) > 1:
-        lines.append(f"None fits? List a server's tools with {tool}(server=NAME); servers: "
-                     f"{', '.join(name for name, _ in servers)}.")
+        again += (f", or list a server's tools with {tool}(server=NAME); servers: "
+                  f"{', '.join(name for name, _ in servers)}")
+    lines.append(again + ". Tools found before stay available.")
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.builtin_names import SEARCH_TOOL, BuiltinNames, BuiltinTool, text_result
-from mcp_litellm._chat.tool_search.embedding import FUSED, EmbeddingRanker, EmbeddingSettings, fuse, tool_text
+from mcp_litellm._chat.tool_search.embedding import EmbeddingRanker, EmbeddingSettings, fuse_scores, tool_text
 from mcp_litellm._chat.tool_search.index import (
     BROWSE_LIMIT,
     Entry,
@@ -180,13 +180,14 @@ class SearchToolset:
         return self._index[1], self._index[2]
 
     async def ranked(self, query: str, server: str | None = None) -> list[Entry]:
-        """The best :data:`SEARCH_LIMIT` tools for ``query``: by meaning and by words together (reciprocal
-        rank fusion) when an embedding model is set and answers, else by words."""
+        """The best :data:`SEARCH_LIMIT` tools for ``query``: by meaning and by words together (their scores
+        fused: :func:`~mcp_litellm._chat.tool_search.embedding.fuse_scores`) when an embedding model is set and
+        answers, else by words."""
         index, texts = self._built()
         if self.embedding is not None and len(index):
-            near = await self.embedding.search(index.entries, texts, query, FUSED, server)
+            near = await self.embedding.similarities(index.entries, texts, query, server)
             if near is not None:
-                return fuse(index.search(query, FUSED, floor=0.0, server=server), near, SEARCH_LIMIT)
+                return fuse_scores(index.entries, index.scores(query), near, SEARCH_LIMIT, server)
         return index.search(query, SEARCH_LIMIT, server=server)
 
     async def _search(self, query: object, server: object, tool: str) -> str:

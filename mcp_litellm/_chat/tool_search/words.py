@@ -14,6 +14,7 @@ synonym.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _STOP_WORDS = ("a an and are as at be by can do does for from get give i in into is it its me my need of on or "
@@ -28,11 +29,11 @@ RELATED_WEIGHT = 0.7
 
 # meaning: everyday words for it (each word gets the others as related words, query side only)
 _GROUPS = """
-create: create make new add build generate insert register setup mkdir touch
+create: create make new add build generate insert register setup mkdir touch post
 store: store save remember record jot write persist create add
 delete: delete remove erase drop forget destroy discard purge prune wipe clear trash rm del unlink
-update: update change edit modify alter replace fix set adjust
-read: read open view show display print see contents content text cat inspect peek
+update: update change edit modify alter replace fix set adjust patch
+read: read open view show display print see contents content text cat inspect peek retrieve
 list: list show enumerate browse inventory listing ls dump
 search: search find look lookup locate query seek match grep
 move: move rename relocate transfer mv
@@ -93,8 +94,17 @@ invoice: bill invoice charge payment pay
 refund: refund reimburse money
 bug: bug issue ticket problem defect crash error
 weather: weather rain forecast temperature sunny snow wind
-route: route directions drive driving navigate distance
+route: route directions drive driving walk walking navigate distance commute
 language: language translate translation
+spreadsheet: spreadsheet workbook worksheet sheet tab excel
+chart: chart graph plot diagram visualize visualise
+format: format highlight style colour color bold
+count: count number total tally
+location: location coordinates latitude longitude geocode address
+elevation: elevation altitude height
+type: type enter input fill keyboard
+comment: comment remark annotate
+fork: fork clone copy
 """
 
 RELATED: dict[str, tuple[tuple[str, ...], ...]] = {}  # word -> the meaning groups it belongs to
@@ -130,6 +140,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"check(?:s|ed|ing)? in|check-in", "commit"),
     (r"check(?:s|ed|ing)? out|check-out", "checkout switch"),
     (r"how (?:late|early) is it|what hour", "current time"),
+    (r"how many", "+count"),
+    (r"how (?:high|tall|low)", "+elevation"),
     (r"at once|in one go|all together|together", "+multiple"),
     (r"set(?:s|ting)? up|put(?:s|ting)? together|spin(?:s|ning)? up", "create"),
     (r"(?:write|jot|note|put|take)s? down|wrote down|keep(?:s|ing)? in mind|bear(?:s|ing)? in mind|kept in mind|"
@@ -172,8 +184,46 @@ def words(text: str) -> list[str]:
 
 
 def raw_words(text: str) -> list[str]:
-    """Lower-case words of ``text`` (identifiers split), unstemmed, stop words kept."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """Lower-case words of ``text`` (identifiers split), unstemmed, stop words kept. Accents are folded
+    (``créer`` meets ``creer``, ``größe`` ``grosse``: :func:`fold`); a script written without spaces (Chinese,
+    Japanese, Korean) is read as its overlapping pairs of characters (``删除文件`` -> ``删除 除文 文件``), so
+    a request meets a description that shares a word with it whatever the words around it."""
+    found: list[str] = []
+    for token in _TOKEN.findall(fold(text)):
+        if token.isascii():
+            found += [w.lower() for w in _WORD.findall(token)]
+            continue
+        for part in _CJK_SPLIT.split(token):
+            if not part:
+                continue
+            if _CJK_RUN.fullmatch(part):
+                found += [part] if len(part) == 1 else [part[i:i + 2] for i in range(len(part) - 1)]
+            elif part.isascii():
+                found += [w.lower() for w in _WORD.findall(part)]
+            else:
+                found.append(part.lower())
+    return found
+
+
+# letters and digits (any script); within them, the runs of a script written without spaces: CJK ideographs,
+# hiragana, katakana (with the long-vowel mark), Hangul
+_TOKEN = re.compile(r"[^\W_]+")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_SPLIT = re.compile(f"([{_CJK}]+)")
+_KANA_MARKS = frozenset("\u3099\u309a")  # the voicing marks of kana: part of the letter, not an accent
+
+
+def fold(text: str) -> str:
+    """``text`` without accents, for the index only (the embedding model reads the text as written):
+    compatibility forms read as their plain letters (NFKD: a full-width letter is the plain one), combining marks
+    dropped (``é`` is ``e``) except kana's voicing marks, ``ß`` as ``ss``. Case is kept (identifiers split at
+    case changes later)."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c) or c in _KANA_MARKS)
+    return unicodedata.normalize("NFC", kept).replace("ß", "ss").replace("ẞ", "SS")
 
 
 def query_words(text: str) -> list[str]:
