@@ -9,10 +9,10 @@ from typing import Any, TypeVar
 
 import mcp
 
-from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.core import ClientCore
-from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.listing import CAPABILITIES, index_by_keys, lists_nothing, paginate
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.deadline import Deadline
 from mcp_litellm._core.errors import NotFoundError, ServerError, UnsupportedFeature
 
 T = TypeVar("T")

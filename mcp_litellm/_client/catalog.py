@@ -18,19 +18,19 @@ from typing import Any, TypeVar
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 from mcp_types import Tool as SdkTool
 
-from mcp_litellm._client import task_protocol as _tasks
-from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
 from mcp_litellm._client.listing import MAX_PAGES, paginate
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.pins import PinsMixin
-from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
+from mcp_litellm._client.primitives.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
+from mcp_litellm._client.primitives.tool import Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._client.prompts import PromptsMixin
 from mcp_litellm._client.resources import ResourcesMixin
 from mcp_litellm._client.retry import call_retrying
+from mcp_litellm._client.session import task_protocol as _tasks
+from mcp_litellm._client.session.deadline import Deadline, check_max_total_timeout
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
-from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
-from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
@@ -333,7 +333,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                                 on_arrival=deadline.progressed if deadline.reset_on_progress else None)
 
     async def list_tools(self) -> list[Tool]:
-        """The server's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        """The server's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
         return await self.atools()
 
     async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None, ctx: CallContext) -> ToolResult:

@@ -21,16 +21,16 @@ import anyio
 from mcp_types import Implementation, ServerCapabilities
 
 from mcp_litellm._client.catalog import CatalogMixin
-from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
-from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_on, run_sync
 from mcp_litellm._client.options import client_settings
-from mcp_litellm._client.progress import ProgressHandler, Shape
-from mcp_litellm._client.roots import Roots
-from mcp_litellm._client.session import SessionOptions
-from mcp_litellm._client.task_protocol import TasksExtension
+from mcp_litellm._client.primitives.progress import ProgressHandler, Shape
+from mcp_litellm._client.primitives.roots import Roots
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.loop import adopt, adopted_loop, run_async, run_on, run_sync
+from mcp_litellm._client.session.mcp_session import SessionOptions
+from mcp_litellm._client.session.task_protocol import TasksExtension
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
 from mcp_litellm._core.option_checks import closest, positive_seconds
 from mcp_litellm._core.redact import forget_secrets, redact_config, shown_value
@@ -47,8 +47,10 @@ from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 if TYPE_CHECKING:
     import mcp
 
-    from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
-    from mcp_litellm._client.handler_types import (
+    from mcp_litellm._client.notifications import SessionLostHandler
+    from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
+    from mcp_litellm._client.primitives.handler_types import (
         ApprovalHandlerArg,
         ElicitationArg,
         ElicitationHandlerArg,
@@ -56,10 +58,8 @@ if TYPE_CHECKING:
         SamplingArg,
         SamplingHandlerArg,
     )
-    from mcp_litellm._client.notifications import SessionLostHandler
-    from mcp_litellm._client.pins import PinStore
-    from mcp_litellm._client.tool import Tool
-    from mcp_litellm._client.toolset import CallContext
+    from mcp_litellm._client.primitives.tool import Tool
+    from mcp_litellm._client.primitives.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")

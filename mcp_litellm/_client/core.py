@@ -15,15 +15,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.features import ClientFeatures
 from mcp_litellm._client.listing import CatalogCache
-from mcp_litellm._client.progress import ProgressHandler, Shape
-from mcp_litellm._client.prompt import Completion
-from mcp_litellm._client.task_protocol import TasksExtension
-from mcp_litellm._client.tool import Tool
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.progress import ProgressHandler, Shape
+from mcp_litellm._client.primitives.prompt import Completion
+from mcp_litellm._client.primitives.tool import Tool
+from mcp_litellm._client.primitives.toolset import CallContext
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.task_protocol import TasksExtension
 
 
 class ClientCore(ABC):

@@ -25,9 +25,9 @@ import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
 from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.loop import run_async
-from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
-from mcp_litellm._client.session import legacy_call
+from mcp_litellm._client.primitives.progress import ProgressHandler, ProgressUpdate, handler_shape
+from mcp_litellm._client.session.loop import run_async
+from mcp_litellm._client.session.mcp_session import legacy_call
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._core.telemetry import trace_context
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import mcp
     from mcp.client.session import IncomingMessage
 
-    from mcp_litellm._client.session import SessionOptions
+    from mcp_litellm._client.session.mcp_session import SessionOptions
 
 logger = logging.getLogger("mcp_litellm")
 

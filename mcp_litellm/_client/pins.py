@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING
 from mcp_types import Tool as SdkTool
 
 from mcp_litellm._client.core import ClientCore
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.pin_stores import FilePinStore, Pin, Pins, PinStore, pin_store
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.documents import JSONValue
 from mcp_litellm._core.errors import ConfigError, NotFoundError, ToolChangedError
 from mcp_litellm._core.naming import safe_tool_name
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.tool import Tool
 
 logger = logging.getLogger("mcp_litellm")
 

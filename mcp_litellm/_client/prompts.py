@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types
 
 from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument, _argument_text
+from mcp_litellm._client.primitives.prompt import Completion, Prompt, PromptArgument, _argument_text
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, UnsupportedFeature

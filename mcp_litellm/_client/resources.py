@@ -7,8 +7,8 @@ import mcp_types
 from mcp_types import ReadResourceResult
 
 from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.resource import Resource, ResourceTemplate
+from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.content import contents_value
 from mcp_litellm._core.deprecation import keyword_only

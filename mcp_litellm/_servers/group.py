@@ -2,7 +2,7 @@
 
 Servers start concurrently (startup takes about as long as the slowest server). A group's work runs
 where its clients' sessions live: started from async code, on the caller's loop, so its async calls
-there cross no thread; started from sync code, on the background loop (see ``_client/loop.py``).
+there cross no thread; started from sync code, on the background loop (see ``_client/session/loop.py``).
 
 Tool names never collide: when two servers offer the same name, both tools get their server prefix
 (``"{server}__{tool}"``); a server configured with ``with_prefix: false`` makes such a collision a
@@ -19,9 +19,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from mcp_litellm._client.client import Client
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.options import GroupClientOptions, check_option_names
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.toolset import CallContext
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
@@ -39,11 +39,11 @@ from mcp_litellm._servers.resource_owner import find_one, offers, resource_owner
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from mcp_litellm._client.progress import ProgressHandler
-    from mcp_litellm._client.prompt import Prompt
-    from mcp_litellm._client.resource import Resource, ResourceTemplate
-    from mcp_litellm._client.task import Task
-    from mcp_litellm._client.tool import Tool, ToolResult
+    from mcp_litellm._client.primitives.progress import ProgressHandler
+    from mcp_litellm._client.primitives.prompt import Prompt
+    from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+    from mcp_litellm._client.primitives.task import Task
+    from mcp_litellm._client.primitives.tool import Tool, ToolResult
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
@@ -355,7 +355,7 @@ class ClientGroup:
         return await run_async(self._tool_set.find(name, refresh), home=self._session_loop())
 
     async def list_tools(self) -> list[Tool]:
-        """The group's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        """The group's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
         return await run_async(self._tool_set.list_tools(), home=self._session_loop())
 
     async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
