@@ -23,6 +23,7 @@ from mcp_litellm._client.primitives.tool import Tool
 from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._client.session.connection import Connection
 from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.owner import SessionOwner
 from mcp_litellm._client.session.task_protocol import TasksExtension
 
 
@@ -41,25 +42,29 @@ class ClientCore(ABC):
     retry_idempotent: bool
 
     # -- state -------------------------------------------------------------------------------------------
-    _connection: Connection | None
+    _session: SessionOwner
     _features: ClientFeatures
     _catalog_cache: CatalogCache
     _progress_handlers: list[tuple[ProgressHandler, Shape]]
     _task_claims: TasksExtension
 
-    # -- the connection (Client) -------------------------------------------------------------------------
+    # -- the connection: the session's owner (Client builds it) ----------------------------------------
     def _session_loop(self) -> asyncio.AbstractEventLoop | None:
         """The loop this client's session lives on (the ``home=`` of its work), None while it has none."""
-        connection = self._connection
-        return None if connection is None else connection.loop
+        return self._session.home
 
-    @abstractmethod
+    @property
+    def _connection(self) -> Connection | None:
+        """The connection, None while there is none."""
+        return self._session.connection
+
     def _require_connection(self) -> Connection:
         """The live connection; ``TransportError`` when there is none."""
+        return self._session.require()
 
-    @abstractmethod
     async def _connected(self, deadline: Deadline | None = None) -> Connection:
         """The connection, started (or restarted) first when needed (within ``deadline``, a call's)."""
+        return await self._session.connected(deadline)
 
     @abstractmethod
     def _timeout(self, timeout: float | None) -> float:

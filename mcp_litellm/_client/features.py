@@ -27,7 +27,9 @@ class FeatureHost(Protocol):
     """What client features see of their client."""
 
     name: str
-    _connection: Connection | None
+
+    @property
+    def _connection(self) -> Connection | None: ...
 
     def is_alive(self) -> bool: ...
     async def _restart(self) -> None: ...
