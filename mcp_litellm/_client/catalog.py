@@ -121,14 +121,14 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     # -- tools -----------------------------------------------------------------------------------
 
     async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
-        return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
+        return await self._listings.fetch("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools, deadline=deadline)
 
     async def _finish_tools(self, tools: list[Tool], listed: list[SdkTool]) -> list[Tool]:
         """Distinct names over all the server's tools (so they never depend on the filter), then the pins
         (``tool_pins``: changed and new tools are withheld), then the filter.
 
-        Every fresh tools listing passes here, once, before it is cached (see ``ListingMixin._cached_list``):
+        Every fresh tools listing passes here, once, before it is cached (see ``Listings.fetch``):
         the one place to hook what a new listing brings. ``listed``: the tools as the server sent them."""
         tools = await self._pinned(_distinct_tool_names(tools), listed)
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
@@ -164,8 +164,8 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             if cached is not None:
                 return cached
         try:
-            found: Tool = await self._find("tool", name, refresh, lambda fresh: self._list_tools(fresh, deadline),
-                                           _tool_keys)
+            found: Tool = await self._listings.find("tool", name, refresh,
+                                                    lambda fresh: self._list_tools(fresh, deadline), _tool_keys)
         except NotFoundError as error:
             self._raise_if_withheld(name)
             reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None

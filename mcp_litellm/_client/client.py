@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp_types import Implementation, ServerCapabilities
 
+from mcp_litellm._client.cached_lists import Listings
 from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
@@ -156,6 +157,7 @@ class Client(CatalogMixin):
         self.max_message_size = max_message_size
         self.retry_idempotent = retry_idempotent
         self._catalog_cache = CatalogCache()
+        self._listings = Listings(name, self._catalog_cache, self._connected, lambda: self._timeout(None))
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
         self._use_tool_pins(tool_pins)
         self._transport: Transport | None = None
@@ -196,7 +198,7 @@ class Client(CatalogMixin):
 
     def _on_connected(self) -> None:
         """Run on the background loop after a (re)connect: per-session caches start empty."""
-        self._invalidate()
+        self._listings.invalidate()
 
     async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
         return await self._features.approve_tool_call(tool, arguments, ctx)

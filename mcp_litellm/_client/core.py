@@ -1,8 +1,10 @@
 """``ClientCore``: what every part of a client may count on, typed once.
 
-:class:`~mcp_litellm.Client` is assembled from mixins (``catalog``, ``tasks``, ``resources``, ``prompts``,
-``notifications``, ``listing``, ``pins``), each a subclass of :class:`ClientCore`. The core declares the
-client's settings and state and the methods one part calls on another (the connection, the timeout, the
+:class:`~mcp_litellm.Client` holds its components, each built with explicit dependencies: the session's owner
+(``session/owner.py``: the connection on its home loop), the cached list calls (``cached_lists.Listings``) and the
+client features (``features``). Its catalog side is still assembled from mixins (``catalog``, ``tasks``,
+``resources``, ``prompts``, ``notifications``, ``pins``), each a subclass of :class:`ClientCore`. The core declares
+the client's settings, state and components and the methods one part calls on another (the timeout, the
 approval of a tool call, the request ``_meta``, ...); ``Client`` and the mixins implement them. So a mixin
 type-checks against the real attributes, not against a copy re-declared in each module, and passing
 ``self`` where a client is expected (``Tool(client=self)``) needs no cast.
@@ -15,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_litellm._client.cached_lists import Listings
 from mcp_litellm._client.features import ClientFeatures
 from mcp_litellm._client.listing import CatalogCache
 from mcp_litellm._client.primitives.progress import ProgressHandler, Shape
@@ -45,6 +48,7 @@ class ClientCore(ABC):
     _session: SessionOwner
     _features: ClientFeatures
     _catalog_cache: CatalogCache
+    _listings: Listings
     _progress_handlers: list[tuple[ProgressHandler, Shape]]
     _task_claims: TasksExtension
 
@@ -78,10 +82,6 @@ class ClientCore(ABC):
     @abstractmethod
     def _request_meta(self) -> dict[str, Any] | None:
         """``_meta`` to stamp on a request (``NotificationsMixin``)."""
-
-    @abstractmethod
-    def _invalidate(self, kind: str | None = None) -> None:
-        """Drop a cached listing (``ListingMixin``)."""
 
     @abstractmethod
     async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:

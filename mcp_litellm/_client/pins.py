@@ -221,7 +221,7 @@ class PinsMixin(ClientCore):
                     raise NotFoundError("tool", name, sorted(pins.current), server=self.name)
                 chosen.append(found)
         accepted = await pins.accept(chosen)
-        self._invalidate("tools")
+        self._listings.invalidate("tools")
         for name in accepted:
             logger.info("server %r: tool %r pinned as the server defines it now", self.name, name)
         return accepted
