@@ -3,15 +3,16 @@
 ``CatalogMixin`` is part of :class:`mcp_litellm.Client`; like every mixin it is a ``ClientCore``
 (``core``), which types the connection (``_connected``), timeouts (``_timeout``) and the approval hook
 that ``Client`` implements. Resources and templates live in ``resources``, prompts and completion in
-``prompts``, tasks in ``tasks``, notification handling in ``notifications``, cached listings in
-``cached_lists``; this class puts them together.
+``prompts``, tasks in ``tasks``, notification handling in ``notifications``; the cached listings
+(``cached_lists.Listings``) and the tool pins (``pins.ToolPins``) are components it uses; this class puts them
+together.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Coroutine, Mapping
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -20,7 +21,7 @@ from mcp_types import Tool as SdkTool
 
 from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.notifications import NotificationsMixin
-from mcp_litellm._client.pins import PinsMixin
+from mcp_litellm._client.pins import ToolPins, pin_store
 from mcp_litellm._client.primitives.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
 from mcp_litellm._client.primitives.tool import Tool, ToolResult, _with_spec_defaults
 from mcp_litellm._client.primitives.toolset import CallContext
@@ -112,11 +113,47 @@ def _tool_keys(tool: Tool) -> tuple[str, str]:
     return tool.name, tool.mcp_name
 
 
-class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
+    _tool_pins: ToolPins | None = None
+    """The pins of a client with ``tool_pins`` (a component with its store and server name), else None."""
+
+    # -- pins ------------------------------------------------------------------------------------
+
+    def _use_tool_pins(self, tool_pins: object) -> None:
+        """Set the pin store (a path, a Redis URL, a :class:`~mcp_litellm.PinStore` or ``None``)."""
+        store = pin_store(tool_pins)
+        self._tool_pins = ToolPins(store, self.name) if store is not None else None
+
+    def _raise_if_withheld(self, name: str, *also: str) -> None:
+        """``ToolChangedError`` when ``name`` (or one of ``also``'s prefixed forms) is a withheld tool."""
+        if self._tool_pins is not None:
+            self._tool_pins.raise_if_withheld(name, self.name if self.with_prefix else None, *also)
+
+    async def _pin_tools(self, names: Iterable[str] | str | None) -> list[str]:
+        pins = self._tool_pins
+        if pins is None:
+            raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin its tools")
+        await self._list_tools(True)  # the current definitions, as the server lists them now
+        accepted = await pins.accept(pins.chosen(names, self.name if self.with_prefix else None))
+        self._listings.invalidate("tools")
+        for name in accepted:
+            logger.info("server %r: tool %r pinned as the server defines it now", self.name, name)
+        return accepted
+
+    def pin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
+        """Accept the server's current tool definitions as trusted (``tool_pins``): withheld tools become
+        available again. ``names`` limits it to those tools (the server's names or LiteLLM names);
+        ``None`` pins every current tool (and forgets pins of tools the server no longer has).
+        Returns the server names of the tools pinned. ``ConfigError`` without ``tool_pins``."""
+        return run_sync(self._pin_tools(names), home=self._session_loop())
+
+    async def apin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
+        """Async twin of :meth:`pin_tools`."""
+        return await run_async(self._pin_tools(names), home=self._session_loop())
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -130,7 +167,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
 
         Every fresh tools listing passes here, once, before it is cached (see ``Listings.fetch``):
         the one place to hook what a new listing brings. ``listed``: the tools as the server sent them."""
-        tools = await self._pinned(_distinct_tool_names(tools), listed)
+        tools = _distinct_tool_names(tools)
+        if self._tool_pins is not None:
+            tools = await self._tool_pins.withhold(tools, listed)
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:

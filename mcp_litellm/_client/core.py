@@ -1,13 +1,13 @@
 """``ClientCore``: what every part of a client may count on, typed once.
 
 :class:`~mcp_litellm.Client` holds its components, each built with explicit dependencies: the session's owner
-(``session/owner.py``: the connection on its home loop), the cached list calls (``cached_lists.Listings``) and the
-client features (``features``). Its catalog side is still assembled from mixins (``catalog``, ``tasks``,
-``resources``, ``prompts``, ``notifications``, ``pins``), each a subclass of :class:`ClientCore`. The core declares
-the client's settings, state and components and the methods one part calls on another (the timeout, the
-approval of a tool call, the request ``_meta``, ...); ``Client`` and the mixins implement them. So a mixin
-type-checks against the real attributes, not against a copy re-declared in each module, and passing
-``self`` where a client is expected (``Tool(client=self)``) needs no cast.
+(``session/owner.py``: the connection on its home loop), the cached list calls (``cached_lists.Listings``), the
+tool pins (``pins.ToolPins``) and the client features (``features``). Its catalog side is still assembled from
+mixins (``catalog``, ``tasks``, ``resources``, ``prompts``, ``notifications``), each a subclass of
+:class:`ClientCore`. The core declares the client's settings, state and components and the methods one part
+calls on another (the timeout, the approval of a tool call, the request ``_meta``, ...); ``Client`` and the
+mixins implement them. So a mixin type-checks against the real attributes, not against a copy re-declared in
+each module, and passing ``self`` where a client is expected (``Tool(client=self)``) needs no cast.
 """
 
 from __future__ import annotations
