@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 import mcp_litellm as ml  # noqa: E402
 from mcp_litellm._chat.code_mode import CodeMode, CodeModeToolset  # noqa: E402
 from mcp_litellm._chat.message import ToolCall  # noqa: E402
-from mcp_litellm._client.toolset import CallContext  # noqa: E402
+from mcp_litellm._client.primitives.toolset import CallContext  # noqa: E402
 from mcp_litellm._llm import litellm_module  # noqa: E402
 from tests.helpers.chat import LLM  # noqa: E402
 from tests.scripted_llm.openai import Turn  # noqa: E402

@@ -295,7 +295,7 @@ async def bench_connect(reps: int, group: int) -> None:
 def bench_conversion(n_tools: int, n_results: int) -> None:
     from mcp_types import TextContent
 
-    from mcp_litellm._client.tool import Tool, ToolResult
+    from mcp_litellm._client.primitives.tool import Tool, ToolResult
 
     schema = {
         "type": "object",

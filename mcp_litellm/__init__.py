@@ -9,12 +9,12 @@ from mcp_litellm._client.client import Client, use_running_loop
 from mcp_litellm._client.features import install_features as _install_features
 from mcp_litellm._client.make_client import client
 from mcp_litellm._client.pins import FilePinStore, PinStore
-from mcp_litellm._client.progress import ProgressUpdate
-from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument
-from mcp_litellm._client.resource import Resource, ResourceTemplate
-from mcp_litellm._client.task import Task
-from mcp_litellm._client.tool import Tool, ToolResult, to_litellm_tools
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.progress import ProgressUpdate
+from mcp_litellm._client.primitives.prompt import Completion, Prompt, PromptArgument
+from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+from mcp_litellm._client.primitives.task import Task
+from mcp_litellm._client.primitives.tool import Tool, ToolResult, to_litellm_tools
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import (
     AuthError,

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_litellm._chat.toolbox import ToolBox, server_of
-from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import DefinedTool
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.primitives.toolset import DefinedTool
 
 __all__ = ["BUILTIN_TOOLS", "READ_RESULT_TOOL", "RENAMED_PREFIX", "RUN_CODE", "SEARCH_TOOL", "BuiltinNames",
            "BuiltinTool", "builtin_name", "text_result"]
@@ -88,7 +88,7 @@ class BuiltinNames:
 
 @dataclass(frozen=True)
 class BuiltinTool(DefinedTool):
-    """A built-in tool of the chat as its wrapper lists it (a :class:`~mcp_litellm._client.toolset.ToolDef`):
+    """A built-in tool of the chat as its wrapper lists it (a :class:`~mcp_litellm._client.primitives.toolset.ToolDef`):
     its LiteLLM definition, under the name it is offered as."""
 
     definition: dict[str, Any]

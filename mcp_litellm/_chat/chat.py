@@ -31,10 +31,10 @@ from mcp_litellm._chat.tool_loop import ToolLoop
 from mcp_litellm._chat.tool_search import ToolSearchMode
 from mcp_litellm._chat.toolbox import LocalTool
 from mcp_litellm._chat.turn_lock import TurnLock
-from mcp_litellm._client.loop import iterate_sync, run_sync
-from mcp_litellm._client.prompt import Prompt
-from mcp_litellm._client.resource import Resource, ResourceTemplate
-from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._client.primitives.prompt import Prompt
+from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+from mcp_litellm._client.primitives.tool import Tool, ToolResult
+from mcp_litellm._client.session.loop import iterate_sync, run_sync
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import COUNT, checked, positive_seconds
 from mcp_litellm._core.redact import secret_params

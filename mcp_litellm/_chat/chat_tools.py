@@ -1,5 +1,5 @@
-"""A chat's tools as one :class:`~mcp_litellm._client.toolset.Toolset`: the :class:`ToolBox` (local functions,
-MCP clients, groups and tools) wrapped by the chat's built-in tools, each a wrapper of its own:
+"""A chat's tools as one :class:`~mcp_litellm._client.primitives.toolset.Toolset`: the :class:`ToolBox` (local
+functions, MCP clients, groups and tools) wrapped by the chat's built-in tools, each a wrapper of its own:
 
 - without code mode: ``SearchToolset(ResultBudget(ToolBox))``: tool search offers the catalog and answers
   ``search_tools``; the result budget cuts what the model's calls give back and answers ``read_result``;

@@ -1,6 +1,6 @@
 """Local Python functions as tools: :class:`LocalTool` (a function and its LiteLLM definition, its schema and
 the validation of its arguments from its type hints) and :class:`FunctionToolset`, the
-:class:`~mcp_litellm._client.toolset.Toolset` a chat reaches them through: arguments validated and converted
+:class:`~mcp_litellm._client.primitives.toolset.Toolset` a chat reaches them through: arguments validated and converted
 by pydantic, the call bounded by the context's timeout, inside an ``execute_tool`` span of type
 ``function``, and every failure an error result addressed to the model.
 """
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import CallContext, DefinedTool
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext, DefinedTool
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError
 from mcp_litellm._core.naming import safe_tool_name

@@ -24,8 +24,8 @@ from typing import Any, Literal, Protocol
 from mcp_litellm._chat.message import Message, ToolCall
 from mcp_litellm._chat.prompt_cache import PromptCache
 from mcp_litellm._chat.responses_api import ChatAPI
-from mcp_litellm._client.tool import Tool, ToolResult
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.tool import Tool, ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.deprecation import deprecated_form
 from mcp_litellm._core.errors import ConfigError
@@ -80,7 +80,7 @@ class ToolContext:
             (:meth:`Chat.with_hosted_mcp`), reported once it ran (or was denied), its ``server`` the server's
             label.
         code_run: the code-mode run the call comes from (``origin == "code"``), else ``None``.
-        call_context: the :class:`~mcp_litellm._client.toolset.CallContext` the call runs with (its tool
+        call_context: the :class:`~mcp_litellm._client.primitives.toolset.CallContext` the call runs with (its tool
             call id, origin, code run and timeout); ``None`` for a provider's call.
     """
 

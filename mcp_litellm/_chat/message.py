@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.primitives.tool_result import ToolResult
 from mcp_litellm._core.usage import Usage
 
 __all__ = ["Chunk", "ChunkEvent", "Message", "ToolCall", "Usage", "parse_arguments"]

@@ -15,8 +15,8 @@ from mcp_litellm._chat.builtin_names import READ_RESULT_TOOL, BuiltinNames, Buil
 from mcp_litellm._chat.tool_search.index import read_result_definition
 from mcp_litellm._chat.tool_search.toolset import check_tokens
 from mcp_litellm._chat.toolbox import ChatToolset
-from mcp_litellm._client.tool import ToolResult
-from mcp_litellm._client.toolset import CallContext, ToolDef
+from mcp_litellm._client.primitives.tool import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext, ToolDef
 from mcp_litellm._core.content import is_media
 
 MAX_RESULTS = 32  # cut results a chat keeps for read_result (the oldest are dropped first)

@@ -42,8 +42,8 @@ from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage, parse_arg
 from mcp_litellm._chat.prompt_cache import mark_breakpoints
 from mcp_litellm._chat.responses_api import check_api, request_model
 from mcp_litellm._chat.stream import TurnAssembler, message_from_response
-from mcp_litellm._client.tool import ToolResult
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.tool import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import MCPLiteLLMError, ToolLoopLimitError

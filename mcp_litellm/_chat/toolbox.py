@@ -1,6 +1,6 @@
 """The tools a chat offers: MCP tools and local Python functions, under the names the model sees.
 
-``ToolBox`` is the chat's inner :class:`~mcp_litellm._client.toolset.Toolset`: a
+``ToolBox`` is the chat's inner :class:`~mcp_litellm._client.primitives.toolset.Toolset`: a
 :class:`~mcp_litellm._chat.function_toolset.FunctionToolset` of its local functions combined with the MCP
 clients and groups it was given (each reached through its own ``call_tool``), and the MCP tools given one
 by one (through their client). It checks that two different tools never share a name, keeps the tools in
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from mcp_litellm._chat.function_toolset import FunctionToolset, LocalTool, checked_arguments, local_tool
-from mcp_litellm._client.tool import Tool
-from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import CallContext, ToolDef, Toolset
+from mcp_litellm._client.primitives.tool import Tool
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext, ToolDef, Toolset
 from mcp_litellm._core.errors import ConfigError
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from mcp_litellm.handlers import Decision, Elicitation, accept, cancel, decline
 
 if TYPE_CHECKING:
     from mcp_litellm._chat.chat import Chat
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.tool import Tool
 
 _ARGS_SHOWN = 200
 _MIN_MASKED = 6

@@ -23,7 +23,7 @@ from typing import Any
 from mcp_litellm._cli.commands import EXIT_FAILED, EXIT_OK, not_running_status, select_servers
 from mcp_litellm._cli.render import dump_json, first_line
 from mcp_litellm._client.client import Client
-from mcp_litellm._client.tool import Tool
+from mcp_litellm._client.primitives.tool import Tool
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.naming import MAX_NAME, safe_tool_name
 from mcp_litellm._core.provider_rules import (

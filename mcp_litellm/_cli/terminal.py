@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_litellm._cli.render import ProgressBar
-from mcp_litellm._client.loop import get_loop
+from mcp_litellm._client.session.loop import get_loop
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,6 @@
 """The list calls of a client: cached (in its :class:`~mcp_litellm._client.listing.CatalogCache`), paginated,
-looked up by name."""
+looked up by name. :class:`Listings` is a component a :class:`~mcp_litellm.Client` holds, built with what it
+needs: the server's name, the cache, the connection (``connected``) and the client's timeout."""
 
 from __future__ import annotations
 
@@ -9,31 +10,37 @@ from typing import Any, TypeVar
 
 import mcp
 
-from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.core import ClientCore
-from mcp_litellm._client.deadline import Deadline
-from mcp_litellm._client.listing import CAPABILITIES, index_by_keys, lists_nothing, paginate
+from mcp_litellm._client.listing import CAPABILITIES, CatalogCache, index_by_keys, lists_nothing, paginate
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.deadline import Deadline
 from mcp_litellm._core.errors import NotFoundError, ServerError, UnsupportedFeature
 
 T = TypeVar("T")
 logger = logging.getLogger("mcp_litellm")
 
 
-class ListingMixin(ClientCore):
-    """Cached, paginated list calls; part of :class:`mcp_litellm.Client` (via ``CatalogMixin``)."""
+class Listings:
+    """The cached, paginated list calls of one client (its tools, resources, templates, prompts)."""
 
-    def _invalidate(self, kind: str | None = None) -> None:
+    def __init__(self, name: str, cache: CatalogCache, connected: Callable[[Deadline | None], Awaitable[Connection]],
+                 timeout: Callable[[], float]) -> None:
+        self.name = name
+        self.cache = cache
+        self._connected = connected
+        self._timeout = timeout
+
+    def invalidate(self, kind: str | None = None) -> None:
         """Drop the cached listing of ``kind``, or (``None``) everything the client cached."""
-        self._catalog_cache.drop(kind)
+        self.cache.drop(kind)
 
-    def _require_capability(self, connection: Connection, capability: str, what: str) -> None:
+    def require_capability(self, connection: Connection, capability: str, what: str) -> None:
         """``UnsupportedFeature`` unless the server advertised ``capability`` (``"tools"``, ``"prompts"``...)."""
         if getattr(connection.client.server_capabilities, capability, None) is None:
             raise UnsupportedFeature(
                 f"server {self.name!r} does not offer {what}: it did not advertise the {capability!r} capability; "
                 "check the server (or use a ClientGroup, whose listings skip servers without it)")
 
-    async def _cached_list(self, kind: str, method: str, items: str,
+    async def fetch(self, kind: str, method: str, items: str,
                            call: Callable[[mcp.Client, str | None], Awaitable[Any]],
                            convert: Callable[[Any], T], refresh: bool | None,
                            finish: Callable[[list[T], list[Any]], Awaitable[list[T]]] | None = None, *,
@@ -46,13 +53,13 @@ class ListingMixin(ClientCore):
         call this listing is made for (a tool call resolving a name), whose time the listing shares; ``None``:
         the client's ``request_timeout``.
         """
-        listing = self._catalog_cache.listing(kind)
+        listing = self.cache.listing(kind)
         cached = listing.items
         if cached is not None and (refresh is None or (refresh is False and listing.fresh())):
             return list(cached)
         connection = await self._connected(deadline)
-        self._require_capability(connection, CAPABILITIES[kind], kind.replace("_", " "))
-        timeout: float | Deadline = self._timeout(None) if deadline is None else deadline
+        self.require_capability(connection, CAPABILITIES[kind], kind.replace("_", " "))
+        timeout: float | Deadline = self._timeout() if deadline is None else deadline
         generation = listing.generation
 
         ttls: list[int] = []
@@ -77,7 +84,7 @@ class ListingMixin(ClientCore):
         listing.store(converted, generation, ttls)
         return list(converted)
 
-    async def _find(self, label: str, name: str, refresh: bool,
+    async def find(self, label: str, name: str, refresh: bool,
                     listing: Callable[[bool | None], Awaitable[list[Any]]],
                     keys: Callable[[Any], tuple[str, ...]] = lambda item: (item.name,)) -> Any:
         """The item of ``listing`` whose keys include ``name``; re-lists once before ``NotFoundError``."""
@@ -86,8 +93,8 @@ class ListingMixin(ClientCore):
         if found is not None:
             return found
         if not refresh:  # the list may be stale: look once more before giving up
-            return await self._find(label, name, True, listing, keys)
+            return await self.find(label, name, True, listing, keys)
         raise NotFoundError(label, name, [keys(i)[0] for i in items], server=self.name)
 
 
-__all__ = ["ListingMixin"]
+__all__ = ["Listings"]

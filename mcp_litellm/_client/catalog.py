@@ -3,34 +3,35 @@
 ``CatalogMixin`` is part of :class:`mcp_litellm.Client`; like every mixin it is a ``ClientCore``
 (``core``), which types the connection (``_connected``), timeouts (``_timeout``) and the approval hook
 that ``Client`` implements. Resources and templates live in ``resources``, prompts and completion in
-``prompts``, tasks in ``tasks``, notification handling in ``notifications``, cached listings in
-``cached_lists``; this class puts them together.
+``prompts``, tasks in ``tasks``, notification handling in ``notifications``; the cached listings
+(``cached_lists.Listings``) and the tool pins (``pins.ToolPins``) are components it uses; this class puts them
+together.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Coroutine, Mapping
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 from mcp_types import Tool as SdkTool
 
-from mcp_litellm._client import task_protocol as _tasks
-from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
 from mcp_litellm._client.listing import MAX_PAGES, paginate
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.notifications import NotificationsMixin
-from mcp_litellm._client.pins import PinsMixin
-from mcp_litellm._client.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
+from mcp_litellm._client.pins import ToolPins, pin_store
+from mcp_litellm._client.primitives.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
+from mcp_litellm._client.primitives.tool import Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._client.prompts import PromptsMixin
 from mcp_litellm._client.resources import ResourcesMixin
 from mcp_litellm._client.retry import call_retrying
+from mcp_litellm._client.session import task_protocol as _tasks
+from mcp_litellm._client.session.deadline import Deadline, check_max_total_timeout
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
-from mcp_litellm._client.tool import Tool, ToolResult, _with_spec_defaults
-from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
@@ -112,25 +113,63 @@ def _tool_keys(tool: Tool) -> tuple[str, str]:
     return tool.name, tool.mcp_name
 
 
-class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     tool_filter: ToolFilter | None = None
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
+    _tool_pins: ToolPins | None = None
+    """The pins of a client with ``tool_pins`` (a component with its store and server name), else None."""
+
+    # -- pins ------------------------------------------------------------------------------------
+
+    def _use_tool_pins(self, tool_pins: object) -> None:
+        """Set the pin store (a path, a Redis URL, a :class:`~mcp_litellm.PinStore` or ``None``)."""
+        store = pin_store(tool_pins)
+        self._tool_pins = ToolPins(store, self.name) if store is not None else None
+
+    def _raise_if_withheld(self, name: str, *also: str) -> None:
+        """``ToolChangedError`` when ``name`` (or one of ``also``'s prefixed forms) is a withheld tool."""
+        if self._tool_pins is not None:
+            self._tool_pins.raise_if_withheld(name, self.name if self.with_prefix else None, *also)
+
+    async def _pin_tools(self, names: Iterable[str] | str | None) -> list[str]:
+        pins = self._tool_pins
+        if pins is None:
+            raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin its tools")
+        await self._list_tools(True)  # the current definitions, as the server lists them now
+        accepted = await pins.accept(pins.chosen(names, self.name if self.with_prefix else None))
+        self._listings.invalidate("tools")
+        for name in accepted:
+            logger.info("server %r: tool %r pinned as the server defines it now", self.name, name)
+        return accepted
+
+    def pin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
+        """Accept the server's current tool definitions as trusted (``tool_pins``): withheld tools become
+        available again. ``names`` limits it to those tools (the server's names or LiteLLM names);
+        ``None`` pins every current tool (and forgets pins of tools the server no longer has).
+        Returns the server names of the tools pinned. ``ConfigError`` without ``tool_pins``."""
+        return run_sync(self._pin_tools(names), home=self._session_loop())
+
+    async def apin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
+        """Async twin of :meth:`pin_tools`."""
+        return await run_async(self._pin_tools(names), home=self._session_loop())
 
     # -- tools -----------------------------------------------------------------------------------
 
     async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
-        return await self._cached_list("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
+        return await self._listings.fetch("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools, deadline=deadline)
 
     async def _finish_tools(self, tools: list[Tool], listed: list[SdkTool]) -> list[Tool]:
         """Distinct names over all the server's tools (so they never depend on the filter), then the pins
         (``tool_pins``: changed and new tools are withheld), then the filter.
 
-        Every fresh tools listing passes here, once, before it is cached (see ``ListingMixin._cached_list``):
+        Every fresh tools listing passes here, once, before it is cached (see ``Listings.fetch``):
         the one place to hook what a new listing brings. ``listed``: the tools as the server sent them."""
-        tools = await self._pinned(_distinct_tool_names(tools), listed)
+        tools = _distinct_tool_names(tools)
+        if self._tool_pins is not None:
+            tools = await self._tool_pins.withhold(tools, listed)
         return tools if self.tool_filter is None else self.tool_filter.apply(tools)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
@@ -164,8 +203,8 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             if cached is not None:
                 return cached
         try:
-            found: Tool = await self._find("tool", name, refresh, lambda fresh: self._list_tools(fresh, deadline),
-                                           _tool_keys)
+            found: Tool = await self._listings.find("tool", name, refresh,
+                                                    lambda fresh: self._list_tools(fresh, deadline), _tool_keys)
         except NotFoundError as error:
             self._raise_if_withheld(name)
             reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None
@@ -333,7 +372,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                                 on_arrival=deadline.progressed if deadline.reset_on_progress else None)
 
     async def list_tools(self) -> list[Tool]:
-        """The server's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        """The server's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
         return await self.atools()
 
     async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None, ctx: CallContext) -> ToolResult:

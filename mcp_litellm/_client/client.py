@@ -8,30 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import builtins
 import logging
 import os
-import threading
 import weakref
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import anyio
 from mcp_types import Implementation, ServerCapabilities
 
+from mcp_litellm._client.cached_lists import Listings
 from mcp_litellm._client.catalog import CatalogMixin
-from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
-from mcp_litellm._client.loop import adopt, adopted_loop, run_async, run_on, run_sync
 from mcp_litellm._client.options import client_settings
-from mcp_litellm._client.progress import ProgressHandler, Shape
-from mcp_litellm._client.roots import Roots
-from mcp_litellm._client.session import SessionOptions
-from mcp_litellm._client.task_protocol import TasksExtension
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, RequestTimeoutError, TransportError
+from mcp_litellm._client.primitives.progress import ProgressHandler, Shape
+from mcp_litellm._client.primitives.roots import Roots
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.loop import adopt, adopted_loop, run_async, run_sync
+from mcp_litellm._client.session.mcp_session import SessionOptions
+from mcp_litellm._client.session.owner import SessionHooks, SessionOwner
+from mcp_litellm._client.session.task_protocol import TasksExtension
+from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import closest, positive_seconds
 from mcp_litellm._core.redact import forget_secrets, redact_config, shown_value
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName, given
@@ -47,8 +45,10 @@ from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 if TYPE_CHECKING:
     import mcp
 
-    from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
-    from mcp_litellm._client.handler_types import (
+    from mcp_litellm._client.notifications import SessionLostHandler
+    from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
+    from mcp_litellm._client.primitives.handler_types import (
         ApprovalHandlerArg,
         ElicitationArg,
         ElicitationHandlerArg,
@@ -56,10 +56,8 @@ if TYPE_CHECKING:
         SamplingArg,
         SamplingHandlerArg,
     )
-    from mcp_litellm._client.notifications import SessionLostHandler
-    from mcp_litellm._client.pins import PinStore
-    from mcp_litellm._client.tool import Tool
-    from mcp_litellm._client.toolset import CallContext
+    from mcp_litellm._client.primitives.tool import Tool
+    from mcp_litellm._client.primitives.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
@@ -159,25 +157,23 @@ class Client(CatalogMixin):
         self.max_message_size = max_message_size
         self.retry_idempotent = retry_idempotent
         self._catalog_cache = CatalogCache()
+        self._listings = Listings(name, self._catalog_cache, self._connected, lambda: self._timeout(None))
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
         self._use_tool_pins(tool_pins)
-        self._connection: Connection | None = None
         self._transport: Transport | None = None
-        self._state_lock = threading.Lock()
         self._init_notifications()
         if on_session_lost is not None:
             self._register(self._session_lost_handlers, on_session_lost, "on_session_lost")
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
+        self._session = SessionOwner(name, self._session_hooks())
+        """The connection on its home loop: started, stopped, caught up before each request."""
         self._task_claims = TasksExtension()
         """Finishes tasks a 2026-07-28 server makes of plain tool calls; each call says where their status goes."""
-        self._connect_on_first_use = False
-        self._retired: str | None = None  # why the owner (a ClientPool) stopped this client for good
-        self._start_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         if start:
             if _event_loop_running():  # connecting here would block that loop for the whole connect
-                self._connect_on_first_use = True
+                self._session.connect_on_first_use = True
             else:
                 self.start()
 
@@ -202,7 +198,7 @@ class Client(CatalogMixin):
 
     def _on_connected(self) -> None:
         """Run on the background loop after a (re)connect: per-session caches start empty."""
-        self._invalidate()
+        self._listings.invalidate()
 
     async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
         return await self._features.approve_tool_call(tool, arguments, ctx)
@@ -288,123 +284,89 @@ class Client(CatalogMixin):
         self._features.on_human_in_the_loop(None, {})
         return self
 
-    # -- lifecycle -----------------------------------------------------------------------------------
+    # -- lifecycle: the session's owner, on its home loop -------------------------------------------------
 
-    def _lifecycle_lock(self) -> asyncio.Lock:
-        """The lock that serialises connects and re-initialisations (one per owner loop)."""
-        loop = asyncio.get_running_loop()
-        if self._start_lock is None or self._start_lock[0] is not loop:
-            self._start_lock = (loop, asyncio.Lock())
-        return self._start_lock[1]
+    def _session_hooks(self) -> SessionHooks:
+        """What this client does at its session's edges (the owner's explicit dependencies)."""
+        return SessionHooks(
+            new_connection=self._new_connection, after_connect=self._reinitialised, before_stop=self._before_stop,
+            pending_settings=lambda: self._log_level_pending, apply_pending_settings=self._apply_pending_settings,
+            missing_capabilities=self._features.missing_capabilities, opened=lambda: _live_clients.add(self),
+            closed=self._session_closed, request_timeout=lambda: self.request_timeout)
 
-    async def _start(self) -> None:
-        """Connect, one start at a time (concurrent first calls and ``astart()`` share one connect)."""
-        if self._retired is not None:
-            raise TransportError(self._retired)
-        async with self._lifecycle_lock():
-            await self._start_now()
-        self._connect_on_first_use = False
-
-    async def _advertise_what_was_registered(self) -> None:
-        """Re-initialise a live session that misses a capability registered since it started.
-
-        ``on_sampling``/``on_elicitation`` only record the setting (registration does no I/O, so it
-        neither blocks nor raises on any loop); the next request lands here, on the owner loop.
-        Concurrent requests share one re-initialisation.
-        """
-        if not self._features.missing_capabilities():
-            return
-        async with self._lifecycle_lock():
-            missing = self._features.missing_capabilities()
-            connection = self._connection
-            if not missing or connection is None or not connection.alive:
-                return
-            logger.info("client %r re-initialises its session to advertise %s", self.name, ", ".join(sorted(missing)))
-            await self._stop()
-            await self._start_now()
-
-    async def _start_now(self) -> None:
-        if self._connection is not None and self._connection.alive:
-            return
-        if self._connection is not None:
-            await self._connection.close()
+    def _new_connection(self) -> Connection:
         connection = Connection(self.name, self._transport_object(), self._session_options())
         connection.on_reinitialised = self._reinitialised
         connection.on_session_lost = self._session_lost
-        self._connection = connection
-        await connection.open(self.request_timeout)
-        _live_clients.add(self)
-        self._on_connected()
-        await self._after_connect()  # notifications: server log level, listen stream, subscriptions
-        logger.debug("connected to server %r (%s, protocol %s)", self.name, self.transport_type,
-                     self.protocol_version)
+        return connection
 
     async def _reinitialised(self) -> None:
-        """Run on the background loop when an expired HTTP session was replaced: as after a connect."""
+        """After a connect, and when an expired HTTP session was replaced (on the home loop)."""
         self._on_connected()
-        await self._after_connect()
+        await self._after_connect()  # notifications: server log level, listen stream, subscriptions
 
-    async def _stop(self) -> None:
-        self._connect_on_first_use = False
-        if self._connection is not None and not self._connection.stranded:
-            await self._before_stop()  # notifications: stop the listen stream while the session is still up
-        connection, self._connection = self._connection, None
+    def _session_closed(self) -> None:
         _live_clients.discard(self)
-        if connection is not None:
-            await connection.close()
         forget_secrets(self._transport)  # its headers', env's and URL's secrets are no longer masked everywhere
 
+    async def _start(self) -> None:
+        await self._session.start()
+
+    async def _stop(self) -> None:
+        await self._session.stop()
+
     async def _restart(self) -> None:
-        await self._stop()
-        await self._start()
+        await self._session.restart()
 
     def start(self) -> Client:
         """Connect to the server (no-op when already connected). Returns the client."""
-        run_sync(self._start(), home=self._session_loop())
+        run_sync(self._session.start(), home=self._session.home)
         return self
 
     async def astart(self) -> Client:
         """Async twin of :meth:`start`."""
-        await run_async(self._start(), home=self._session_loop())
+        await run_async(self._session.start(), home=self._session.home)
         return self
 
     def stop(self) -> None:
         """Close the session; a stdio server process (and what it spawned) is terminated."""
-        run_sync(self._stop(), home=self._session_loop())
+        run_sync(self._session.stop(), home=self._session.home)
 
     async def astop(self) -> None:
         """Async twin of :meth:`stop`."""
-        await run_async(self._stop(), home=self._session_loop())
+        await run_async(self._session.stop(), home=self._session.home)
 
     def restart(self) -> Client:
         """Stop (if needed) and connect again, e.g. after the server process died."""
-        run_sync(self._restart(), home=self._session_loop())
+        run_sync(self._session.restart(), home=self._session.home)
         return self
 
     async def arestart(self) -> Client:
         """Async twin of :meth:`restart`."""
-        await run_async(self._restart(), home=self._session_loop())
+        await run_async(self._session.restart(), home=self._session.home)
         return self
 
     def _in_flight(self) -> int:
         """How many requests are in flight on this client's session now (a pool's test of whether it is in use)."""
-        connection = self._connection
-        return 0 if connection is None else connection.calls.in_flight
+        return self._session.in_flight()
 
     def _requests_made(self) -> tuple[int, int]:
         """Which connection this client has and how many requests were made on it (a pool's test of whether a
         group it handed over was used since)."""
-        connection = self._connection
-        return (0, 0) if connection is None else (id(connection), connection.calls.made)
+        return self._session.requests_made()
 
     async def _settled(self) -> None:
         """Return once no request is in flight on this client's session (a pool's drain before it stops one)."""
-        connection = self._connection
-        if connection is not None and not connection.stranded:
-            if connection.loop is not asyncio.get_running_loop():
-                await run_on(connection.loop, connection.calls.settled())
-            else:
-                await connection.calls.settled()
+        await self._session.settled()
+
+    @property
+    def _retired(self) -> str | None:
+        """Why the owner (a ClientPool) stopped this client for good."""
+        return self._session.retired
+
+    @_retired.setter
+    def _retired(self, reason: str | None) -> None:
+        self._session.retired = reason
 
     def is_alive(self) -> bool:
         """True while the session is connected and usable.
@@ -412,41 +374,17 @@ class Client(CatalogMixin):
         For an HTTP server it is False from a request that found the server unreachable until a later
         request (or :meth:`ping`) reconnected; it does not probe the server itself.
         """
-        connection = self._connection
-        return connection is not None and connection.alive
-
-    async def _ping(self, timeout: float | None) -> bool:
-        if self._connect_on_first_use or self._stranded():  # connect on first use; reconnect on this loop
-            try:
-                await self._start()
-            except MCPLiteLLMError as exc:
-                logger.debug("ping to server %r failed: %s", self.name, exc)
-                return False
-        connection = self._connection
-        if connection is None or not (connection.alive or connection.reconnects):
-            return False
-
-        async def call(client: mcp.Client) -> Any:
-            if connection.modern:
-                return await client.session.discover()
-            return await client.session.send_ping()
-
-        try:
-            await connection.request("ping", call, self._timeout(timeout))
-        except MCPLiteLLMError as exc:
-            logger.debug("ping to server %r failed: %s", self.name, exc)
-            return False
-        return True
+        return self._session.alive()
 
     def ping(self, *, timeout: float | None = None) -> bool:
         """Check the server answers; True or False, never raises for a dead server.
 
         A lost HTTP connection is reconnected first (one attempt), as for any other request."""
-        return run_sync(self._ping(timeout), home=self._session_loop())
+        return run_sync(self._session.ping(self._timeout(timeout)), home=self._session.home)
 
     async def aping(self, *, timeout: float | None = None) -> bool:
         """Async twin of :meth:`ping`."""
-        return await run_async(self._ping(timeout), home=self._session_loop())
+        return await run_async(self._session.ping(self._timeout(timeout)), home=self._session.home)
 
     def __enter__(self) -> Client:
         return self.start()
@@ -493,65 +431,9 @@ class Client(CatalogMixin):
         seconds = positive_seconds(timeout, "timeout", none="for the client's request_timeout", allow_inf=True)
         return self.request_timeout if seconds is None else seconds
 
-    def _stranded(self) -> bool:
-        connection = self._connection
-        if connection is None or not connection.stranded:
-            return False
-        logger.info("client %r: the event loop its session ran on has closed; reconnecting", self.name)
-        self._connect_on_first_use = True  # calls that come meanwhile wait for that connect too
-        return True
-
-    def _require_connection(self) -> Connection:
-        connection = self._connection
-        if connection is None:
-            if self._retired is not None:
-                raise TransportError(self._retired)
-            if self._connect_on_first_use:
-                raise TransportError(
-                    f"client {self.name!r} was created inside a running event loop, so it connects on "
-                    "'async with client', 'await client.astart()' or its first call; none has happened yet")
-            raise TransportError(f"client {self.name!r} is not started; call start() or use 'with client:'")
-        return connection
-
-    async def _connected(self, deadline: Deadline | None = None) -> Connection:
-        """The connection, after reconnecting it if it was a lost HTTP session (one attempt).
-
-        A client created inside a running event loop connects here, on its first call, and one whose
-        session's loop has closed (``asyncio.run`` returned) reconnects here (on the background loop).
-        With a call's ``deadline``, all of that happens within what is left of the call's time.
-        """
-        connection = self._connection
-        if (connection is not None and connection.alive and not self._log_level_pending
-                and not self._features.missing_capabilities()):
-            return connection  # the common case: a live session with nothing to catch up on
-        if deadline is None:
-            return await self._catch_up(None)
-        if deadline.expired:
-            raise deadline.error(self.name, "the connection")
-        try:
-            with anyio.fail_after(deadline.remaining()):
-                return await self._catch_up(deadline)
-        except builtins.TimeoutError:
-            raise deadline.error(self.name, "the connection") from None
-        except RequestTimeoutError as exc:
-            if deadline.expired:
-                raise deadline.error(self.name, "the connection") from exc
-            raise
-
-    async def _catch_up(self, deadline: Deadline | None) -> Connection:
-        """The slow path of :meth:`_connected`: (re)connect and send what was recorded meanwhile."""
-        if self._connect_on_first_use or self._stranded():
-            await self._start()
-        self._require_connection()
-        await self._advertise_what_was_registered()
-        connection = self._require_connection()
-        await connection.reconnect(self.request_timeout if deadline is None else deadline)
-        await self._apply_pending_settings()
-        return connection
-
     def __repr__(self) -> str:
         state = ("alive" if self.is_alive() else
-                 "not connected yet" if self._connect_on_first_use else "stopped")
+                 "not connected yet" if self._session.connect_on_first_use else "stopped")
         return (f"Client(name={self.name!r}, transport_type={self.transport_type!r}, "
                 f"config={redact_config(self.config)!r}, {state})")
 

@@ -1,11 +1,13 @@
 """``ClientCore``: what every part of a client may count on, typed once.
 
-:class:`~mcp_litellm.Client` is assembled from mixins (``catalog``, ``tasks``, ``resources``, ``prompts``,
-``notifications``, ``listing``, ``pins``), each a subclass of :class:`ClientCore`. The core declares the
-client's settings and state and the methods one part calls on another (the connection, the timeout, the
-approval of a tool call, the request ``_meta``, ...); ``Client`` and the mixins implement them. So a mixin
-type-checks against the real attributes, not against a copy re-declared in each module, and passing
-``self`` where a client is expected (``Tool(client=self)``) needs no cast.
+:class:`~mcp_litellm.Client` holds its components, each built with explicit dependencies: the session's owner
+(``session/owner.py``: the connection on its home loop), the cached list calls (``cached_lists.Listings``), the
+tool pins (``pins.ToolPins``) and the client features (``features``). Its catalog side is still assembled from
+mixins (``catalog``, ``tasks``, ``resources``, ``prompts``, ``notifications``), each a subclass of
+:class:`ClientCore`. The core declares the client's settings, state and components and the methods one part
+calls on another (the timeout, the approval of a tool call, the request ``_meta``, ...); ``Client`` and the
+mixins implement them. So a mixin type-checks against the real attributes, not against a copy re-declared in
+each module, and passing ``self`` where a client is expected (``Tool(client=self)``) needs no cast.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.deadline import Deadline
+from mcp_litellm._client.cached_lists import Listings
 from mcp_litellm._client.features import ClientFeatures
 from mcp_litellm._client.listing import CatalogCache
-from mcp_litellm._client.progress import ProgressHandler, Shape
-from mcp_litellm._client.prompt import Completion
-from mcp_litellm._client.task_protocol import TasksExtension
-from mcp_litellm._client.tool import Tool
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.progress import ProgressHandler, Shape
+from mcp_litellm._client.primitives.prompt import Completion
+from mcp_litellm._client.primitives.tool import Tool
+from mcp_litellm._client.primitives.toolset import CallContext
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.owner import SessionOwner
+from mcp_litellm._client.session.task_protocol import TasksExtension
 
 
 class ClientCore(ABC):
@@ -41,25 +45,30 @@ class ClientCore(ABC):
     retry_idempotent: bool
 
     # -- state -------------------------------------------------------------------------------------------
-    _connection: Connection | None
+    _session: SessionOwner
     _features: ClientFeatures
     _catalog_cache: CatalogCache
+    _listings: Listings
     _progress_handlers: list[tuple[ProgressHandler, Shape]]
     _task_claims: TasksExtension
 
-    # -- the connection (Client) -------------------------------------------------------------------------
+    # -- the connection: the session's owner (Client builds it) ----------------------------------------
     def _session_loop(self) -> asyncio.AbstractEventLoop | None:
         """The loop this client's session lives on (the ``home=`` of its work), None while it has none."""
-        connection = self._connection
-        return None if connection is None else connection.loop
+        return self._session.home
 
-    @abstractmethod
+    @property
+    def _connection(self) -> Connection | None:
+        """The connection, None while there is none."""
+        return self._session.connection
+
     def _require_connection(self) -> Connection:
         """The live connection; ``TransportError`` when there is none."""
+        return self._session.require()
 
-    @abstractmethod
     async def _connected(self, deadline: Deadline | None = None) -> Connection:
         """The connection, started (or restarted) first when needed (within ``deadline``, a call's)."""
+        return await self._session.connected(deadline)
 
     @abstractmethod
     def _timeout(self, timeout: float | None) -> float:
@@ -73,10 +82,6 @@ class ClientCore(ABC):
     @abstractmethod
     def _request_meta(self) -> dict[str, Any] | None:
         """``_meta`` to stamp on a request (``NotificationsMixin``)."""
-
-    @abstractmethod
-    def _invalidate(self, kind: str | None = None) -> None:
-        """Drop a cached listing (``ListingMixin``)."""
 
     @abstractmethod
     async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.connection import Connection
-    from mcp_litellm._client.handler_specs import ElicitationSettings, SamplingSettings
-    from mcp_litellm._client.roots import Roots
-    from mcp_litellm._client.session import SessionOptions
-    from mcp_litellm._client.tool import Tool
-    from mcp_litellm._client.toolset import CallContext
+    from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, SamplingSettings
+    from mcp_litellm._client.primitives.roots import Roots
+    from mcp_litellm._client.primitives.tool import Tool
+    from mcp_litellm._client.primitives.toolset import CallContext
+    from mcp_litellm._client.session.connection import Connection
+    from mcp_litellm._client.session.mcp_session import SessionOptions
     from mcp_litellm._core.usage import Usage
 
 
@@ -27,7 +27,9 @@ class FeatureHost(Protocol):
     """What client features see of their client."""
 
     name: str
-    _connection: Connection | None
+
+    @property
+    def _connection(self) -> Connection | None: ...
 
     def is_alive(self) -> bool: ...
     async def _restart(self) -> None: ...

@@ -25,9 +25,9 @@ from mcp_litellm._core.errors import ServerError
 if TYPE_CHECKING:
     from mcp_types import ReadResourceResult
 
-    from mcp_litellm._client.prompt import Prompt
-    from mcp_litellm._client.resource import Resource, ResourceTemplate
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.prompt import Prompt
+    from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+    from mcp_litellm._client.primitives.tool import Tool
 
 logger = logging.getLogger("mcp_litellm")
 T = TypeVar("T")

@@ -12,9 +12,9 @@ from mcp_litellm._transports.configs import TransportConfig
 from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.handler_types import ApprovalHandlerArg, ElicitationArg, RootsArg, SamplingArg
     from mcp_litellm._client.notifications import SessionLostHandler
     from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._client.primitives.handler_types import ApprovalHandlerArg, ElicitationArg, RootsArg, SamplingArg
 
 __all__ = ["client"]
 

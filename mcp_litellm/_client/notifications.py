@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias, overload
 import mcp_types as types
 from mcp_types import LOG_LEVEL_META_KEY
 
-from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.loop import run_async
-from mcp_litellm._client.progress import ProgressHandler, ProgressUpdate, handler_shape
-from mcp_litellm._client.session import legacy_call
+from mcp_litellm._client.core import ClientCore
+from mcp_litellm._client.primitives.progress import ProgressHandler, ProgressUpdate, handler_shape
+from mcp_litellm._client.session.loop import run_async
+from mcp_litellm._client.session.mcp_session import legacy_call
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, UnsupportedFeature
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._core.telemetry import trace_context
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import mcp
     from mcp.client.session import IncomingMessage
 
-    from mcp_litellm._client.session import SessionOptions
+    from mcp_litellm._client.session.mcp_session import SessionOptions
 
 logger = logging.getLogger("mcp_litellm")
 
@@ -88,7 +88,7 @@ def _deprecated_now(old: str, new: str) -> None:
                   DeprecationWarning, stacklevel=3)
 
 
-class NotificationsMixin(ListingMixin):
+class NotificationsMixin(ClientCore):
     """Handler registration and the session-side plumbing that feeds the handlers."""
 
     # -- hooks of the client core --------------------------------------------------------------------
@@ -178,7 +178,7 @@ class NotificationsMixin(ListingMixin):
         if listed is not None:
             kind, caches = listed
             for cache in caches:
-                self._invalidate(cache)
+                self._listings.invalidate(cache)
             logger.debug("server %r: %s list changed", self.name, kind)
             for handler in list(self._list_changed_handlers):
                 self._spawn(handler, kind)

@@ -35,9 +35,9 @@ from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 from mcp_litellm._transports.specs import BUILTIN_TRANSPORTS, TransportSpec, transport_spec
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.handler_types import ApprovalHandlerArg, ElicitationArg, RootsArg, SamplingArg
     from mcp_litellm._client.notifications import SessionLostHandler
     from mcp_litellm._client.pins import PinStore
+    from mcp_litellm._client.primitives.handler_types import ApprovalHandlerArg, ElicitationArg, RootsArg, SamplingArg
     from mcp_litellm._core.types import NotGiven
 
 __all__ = [

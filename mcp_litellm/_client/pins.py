@@ -22,19 +22,17 @@ from typing import TYPE_CHECKING
 
 from mcp_types import Tool as SdkTool
 
-from mcp_litellm._client.core import ClientCore
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.pin_stores import FilePinStore, Pin, Pins, PinStore, pin_store
 from mcp_litellm._core.documents import JSONValue
-from mcp_litellm._core.errors import ConfigError, NotFoundError, ToolChangedError
+from mcp_litellm._core.errors import NotFoundError, ToolChangedError
 from mcp_litellm._core.naming import safe_tool_name
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.tool import Tool
 
 logger = logging.getLogger("mcp_litellm")
 
-__all__ = ["Definition", "FilePinStore", "PinStore", "PinsMixin", "ToolPins", "changed_fields", "definition_of",
+__all__ = ["Definition", "FilePinStore", "PinStore", "ToolPins", "changed_fields", "definition_of",
            "describe_diff", "pin_store"]
 
 Definition = Mapping[str, JSONValue]
@@ -126,6 +124,33 @@ class ToolPins:
         """The server's pins as the last check (or accept) found them in the store."""
         self._warned: set[tuple[str, str]] = set()
 
+    async def withhold(self, tools: list[Tool], listed: Sequence[SdkTool]) -> list[Tool]:
+        """A fresh listing without the tools its pins withhold; ``listed``: the tools as the server sent them
+        (pins cover the definitions as sent; the model sees them cleaned)."""
+        withheld = await self.check({sdk_tool.name: definition_of(sdk_tool) for sdk_tool in listed})
+        return [tool for tool in tools if tool.mcp_name not in withheld] if withheld else tools
+
+    def raise_if_withheld(self, name: str, prefix: str | None, *also: str) -> None:
+        """``ToolChangedError`` when ``name`` (the server's name for a tool, its LiteLLM name with ``prefix``, or
+        one of ``also``'s prefixed forms) is a withheld tool."""
+        for mcp_name, changes in self.withheld.items():
+            names = {mcp_name, safe_tool_name(mcp_name, prefix), *(safe_tool_name(mcp_name, other) for other in also)}
+            if name in names:
+                raise ToolChangedError(self.server, mcp_name, changes)
+
+    def chosen(self, names: Iterable[str] | str | None, prefix: str | None) -> list[str] | None:
+        """The server's names of the tools ``names`` gives (server or LiteLLM names); ``None``: every one."""
+        if names is None:
+            return None
+        by_name = {safe_tool_name(n, prefix): n for n in self.current}
+        chosen: list[str] = []
+        for name in [names] if isinstance(names, str) else names:
+            found = name if name in self.current else by_name.get(name)
+            if found is None:
+                raise NotFoundError("tool", name, sorted(self.current), server=self.server)
+            chosen.append(found)
+        return chosen
+
     async def check(self, definitions: Mapping[str, Definition]) -> dict[str, tuple[str, ...]]:
         """Check a fresh listing (``{tool name: definition}``); returns the withheld tools with what changed.
 
@@ -170,69 +195,3 @@ class ToolPins:
         await self.store.save(self.server, pins)
         self.pinned = pins
         return sorted(chosen)
-
-
-class PinsMixin(ClientCore):
-    """``pin_tools`` and the listing hook of a client with ``tool_pins``; part of :class:`mcp_litellm.Client`
-    (via ``CatalogMixin``)."""
-
-    _tool_pins: ToolPins | None = None
-
-    def _use_tool_pins(self, tool_pins: object) -> None:
-        """Set the pin store (a path, a Redis URL, a :class:`~mcp_litellm.PinStore` or ``None``)."""
-        store = pin_store(tool_pins)
-        self._tool_pins = ToolPins(store, self.name) if store is not None else None
-
-    async def _pinned(self, tools: list[Tool], listed: Sequence[SdkTool]) -> list[Tool]:
-        """A fresh listing without the tools its pins withhold; ``listed``: the tools as the server sent them
-        (pins cover the definitions as sent; the model sees them cleaned)."""
-        pins = self._tool_pins
-        if pins is None:
-            return tools
-        withheld = await pins.check({sdk_tool.name: definition_of(sdk_tool) for sdk_tool in listed})
-        return [tool for tool in tools if tool.mcp_name not in withheld] if withheld else tools
-
-    def _raise_if_withheld(self, name: str, *also: str) -> None:
-        """``ToolChangedError`` when ``name`` (the server's name for a tool, or its LiteLLM name, or one of
-        ``also``'s prefixed forms) is a withheld tool."""
-        pins = self._tool_pins
-        if pins is None or not pins.withheld:
-            return
-        for mcp_name, changes in pins.withheld.items():
-            names = {mcp_name, safe_tool_name(mcp_name, self.name if self.with_prefix else None),
-                     *(safe_tool_name(mcp_name, prefix) for prefix in also)}
-            if name in names:
-                raise ToolChangedError(self.name, mcp_name, changes)
-
-    async def _pin_tools(self, names: Iterable[str] | str | None) -> list[str]:
-        pins = self._tool_pins
-        if pins is None:
-            raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin its tools")
-        if isinstance(names, str):
-            names = [names]
-        await self._list_tools(True)  # the current definitions, as the server lists them now
-        chosen: list[str] | None = None
-        if names is not None:
-            by_name = {safe_tool_name(n, self.name if self.with_prefix else None): n for n in pins.current}
-            chosen = []
-            for name in names:
-                found = name if name in pins.current else by_name.get(name)
-                if found is None:
-                    raise NotFoundError("tool", name, sorted(pins.current), server=self.name)
-                chosen.append(found)
-        accepted = await pins.accept(chosen)
-        self._invalidate("tools")
-        for name in accepted:
-            logger.info("server %r: tool %r pinned as the server defines it now", self.name, name)
-        return accepted
-
-    def pin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
-        """Accept the server's current tool definitions as trusted (``tool_pins``): withheld tools become
-        available again. ``names`` limits it to those tools (the server's names or LiteLLM names);
-        ``None`` pins every current tool (and forgets pins of tools the server no longer has).
-        Returns the server names of the tools pinned. ``ConfigError`` without ``tool_pins``."""
-        return run_sync(self._pin_tools(names), home=self._session_loop())
-
-    async def apin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
-        """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._pin_tools(names), home=self._session_loop())

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types
 
-from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.prompt import Completion, Prompt, PromptArgument, _argument_text
+from mcp_litellm._client.core import ClientCore
+from mcp_litellm._client.primitives.prompt import Completion, Prompt, PromptArgument, _argument_text
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, UnsupportedFeature
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import mcp
 
 
-class PromptsMixin(ListingMixin):
+class PromptsMixin(ClientCore):
     """``prompts()``, ``prompt()`` and completion requests of :class:`mcp_litellm.Client`."""
 
 
@@ -30,7 +30,7 @@ class PromptsMixin(ListingMixin):
                          in zip(item.arguments or [], shown.pop("arguments"), strict=True)]
             return Prompt(name=item.name, client=self, arguments=arguments, **shown)
 
-        return await self._cached_list("prompts", "prompts/list", "prompts",
+        return await self._listings.fetch("prompts", "prompts/list", "prompts",
                                        lambda c, cursor: c.list_prompts(cursor=cursor), convert, refresh)
 
     @keyword_only("refresh")
@@ -45,7 +45,7 @@ class PromptsMixin(ListingMixin):
         return await run_async(self._list_prompts(refresh), home=self._session_loop())
 
     async def _find_prompt(self, name: str, refresh: bool) -> Prompt:
-        found: Prompt = await self._find("prompt", name, refresh, self._list_prompts)
+        found: Prompt = await self._listings.find("prompt", name, refresh, self._list_prompts)
         return found
 
     @keyword_only("refresh")
@@ -60,7 +60,7 @@ class PromptsMixin(ListingMixin):
 
     async def _get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         connection = await self._connected()
-        self._require_capability(connection, "prompts", "prompts")
+        self._listings.require_capability(connection, "prompts", "prompts")
         meta = self._request_meta()
         return await connection.request("prompts/get", lambda c: c.get_prompt(name, arguments, meta=meta),  # type: ignore[arg-type]
                                         self._timeout(None))

@@ -6,15 +6,15 @@ from __future__ import annotations
 import mcp_types
 from mcp_types import ReadResourceResult
 
-from mcp_litellm._client.cached_lists import ListingMixin
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.resource import Resource, ResourceTemplate
+from mcp_litellm._client.core import ClientCore
+from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.clean_text import clean_fields
 from mcp_litellm._core.content import contents_value
 from mcp_litellm._core.deprecation import keyword_only
 
 
-class ResourcesMixin(ListingMixin):
+class ResourcesMixin(ClientCore):
     """``resources()``, ``resource_templates()``, ``read_resource()`` and friends of :class:`mcp_litellm.Client`."""
 
 
@@ -26,7 +26,7 @@ class ResourcesMixin(ListingMixin):
             return Resource(uri=str(item.uri), name=item.name, client=self,
                             mime_type=item.mime_type, size=item.size, annotations=item.annotations, **shown)
 
-        return await self._cached_list("resources", "resources/list", "resources",
+        return await self._listings.fetch("resources", "resources/list", "resources",
                                        lambda c, cursor: c.list_resources(cursor=cursor), convert, refresh)
 
     @keyword_only("refresh")
@@ -41,7 +41,7 @@ class ResourcesMixin(ListingMixin):
         return await run_async(self._list_resources(refresh), home=self._session_loop())
 
     async def _find_resource(self, name: str, refresh: bool) -> Resource:
-        found: Resource = await self._find("resource", name, refresh, self._list_resources,
+        found: Resource = await self._listings.find("resource", name, refresh, self._list_resources,
                                            lambda r: (r.name, r.uri, r.title or r.name))
         return found
 
@@ -60,7 +60,7 @@ class ResourcesMixin(ListingMixin):
         if not refresh and uri in cache.contents:
             return cache.contents[uri]
         connection = await self._connected()
-        self._require_capability(connection, "resources", "resources")
+        self._listings.require_capability(connection, "resources", "resources")
         meta = self._request_meta()
         generation = cache.content_generations.get(uri, 0)
         result: ReadResourceResult = await connection.request(
@@ -89,7 +89,7 @@ class ResourcesMixin(ListingMixin):
             return ResourceTemplate(uri_template=item.uri_template, name=item.name, client=self,
                                     mime_type=item.mime_type, annotations=item.annotations, **shown)
 
-        return await self._cached_list("resource_templates", "resources/templates/list", "resource_templates",
+        return await self._listings.fetch("resource_templates", "resources/templates/list", "resource_templates",
                                        lambda c, cursor: c.list_resource_templates(cursor=cursor), convert, refresh)
 
     @keyword_only("refresh")
@@ -103,7 +103,7 @@ class ResourcesMixin(ListingMixin):
         return await run_async(self._list_templates(refresh), home=self._session_loop())
 
     async def _find_template(self, name: str, refresh: bool) -> ResourceTemplate:
-        found: ResourceTemplate = await self._find("resource template", name, refresh, self._list_templates,
+        found: ResourceTemplate = await self._listings.find("resource template", name, refresh, self._list_templates,
                                                    lambda t: (t.name, t.uri_template, t.title or t.name))
         return found
 

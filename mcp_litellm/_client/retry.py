@@ -16,10 +16,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from mcp_litellm._client.connection import Connection
-from mcp_litellm._client.deadline import Deadline
-from mcp_litellm._client.failures import AnswerLost
-from mcp_litellm._client.tool import Tool
+from mcp_litellm._client.primitives.tool import Tool
+from mcp_litellm._client.session.connection import Connection
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.failures import AnswerLost
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import TransportError
 

@@ -12,20 +12,20 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import CallToolResult
 
 from mcp_litellm._client.core import ClientCore
-from mcp_litellm._client.deadline import Deadline
 from mcp_litellm._client.listing import MAX_PAGES
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.task import Task
-from mcp_litellm._client.task_protocol import TaskState, create, list_page
-from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.task import Task
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.loop import run_async, run_sync
+from mcp_litellm._client.session.task_protocol import TaskState, create, list_page
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import shown_value
 
 if TYPE_CHECKING:
     import mcp
 
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.tool import Tool
 
 
 def task_support(sdk_tool: object) -> str:

@@ -2,7 +2,7 @@
 
 Servers start concurrently (startup takes about as long as the slowest server). A group's work runs
 where its clients' sessions live: started from async code, on the caller's loop, so its async calls
-there cross no thread; started from sync code, on the background loop (see ``_client/loop.py``).
+there cross no thread; started from sync code, on the background loop (see ``_client/session/loop.py``).
 
 Tool names never collide: when two servers offer the same name, both tools get their server prefix
 (``"{server}__{tool}"``); a server configured with ``with_prefix: false`` makes such a collision a
@@ -19,9 +19,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from mcp_litellm._client.client import Client
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.options import GroupClientOptions, check_option_names
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.toolset import CallContext
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,
@@ -32,6 +32,7 @@ from mcp_litellm._core.errors import (
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, select_configs
+from mcp_litellm._servers.group_start import as_library_error, start_all, start_failure
 from mcp_litellm._servers.group_tools import GroupTools
 from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import find_one, offers, resource_owner
@@ -39,11 +40,11 @@ from mcp_litellm._servers.resource_owner import find_one, offers, resource_owner
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from mcp_litellm._client.progress import ProgressHandler
-    from mcp_litellm._client.prompt import Prompt
-    from mcp_litellm._client.resource import Resource, ResourceTemplate
-    from mcp_litellm._client.task import Task
-    from mcp_litellm._client.tool import Tool, ToolResult
+    from mcp_litellm._client.primitives.progress import ProgressHandler
+    from mcp_litellm._client.primitives.prompt import Prompt
+    from mcp_litellm._client.primitives.resource import Resource, ResourceTemplate
+    from mcp_litellm._client.primitives.task import Task
+    from mcp_litellm._client.primitives.tool import Tool, ToolResult
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
@@ -154,7 +155,7 @@ class ClientGroup:
     async def _start(self) -> None:
         pending = [c for c in self._clients.values() if not c.is_alive()]
         try:
-            failures = await self._start_all(pending)
+            failures = await start_all(pending, strict=self.strict)
         except BaseException:
             await self._stop()
             raise
@@ -165,47 +166,12 @@ class ClientGroup:
             await self._stop()
             if fatal is not None:
                 raise fatal
-            raise self._start_failure(failures)
+            raise start_failure(failures, len(self._clients))
         for name, error in failures.items():
             client = self._clients.pop(name)
             await client.astop()
-            self.failed[name] = _as_library_error(name, error)
+            self.failed[name] = as_library_error(name, error)
             logger.warning(FAILED_TO_START, name, self.failed[name])
-
-    async def _start_all(self, clients: list[Client]) -> dict[str, BaseException]:
-        """Start ``clients`` concurrently; returns the failures by server name.
-
-        With ``strict``, the first failure cancels the starts still under way (they are stopped by the
-        caller with the rest), so a server that fails at once is reported at once, not after the slowest.
-        """
-        starts = {asyncio.ensure_future(client.astart()): client for client in clients}
-        failures: dict[str, BaseException] = {}
-        running = set(starts)
-        try:
-            while running:
-                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
-                for start in done:
-                    error = asyncio.CancelledError() if start.cancelled() else start.exception()
-                    if error is not None:
-                        failures[starts[start].name] = error
-                if failures and self.strict:
-                    break
-        finally:
-            for start in running:
-                start.cancel()
-            if running:
-                await asyncio.gather(*running, return_exceptions=True)
-        return failures
-
-    def _start_failure(self, failures: Mapping[str, BaseException]) -> MCPLiteLLMError:
-        errors = {name: _as_library_error(name, error) for name, error in failures.items()}
-        if len(errors) == 1:
-            return next(iter(errors.values()))
-        detail = "; ".join(f"{name!r}: {error}" for name, error in errors.items())
-        kind = ConfigError if all(isinstance(e, ConfigError) for e in errors.values()) else TransportError
-        error = kind(f"{len(errors)} of {len(self._clients)} servers failed to start: {detail}")
-        error.__cause__ = next(iter(errors.values()))
-        return error
 
     async def _stop(self) -> None:
         clients = list(self._clients.values())
@@ -355,7 +321,7 @@ class ClientGroup:
         return await run_async(self._tool_set.find(name, refresh), home=self._session_loop())
 
     async def list_tools(self) -> list[Tool]:
-        """The group's tools (the :class:`~mcp_litellm._client.toolset.Toolset` interface; :meth:`atools`)."""
+        """The group's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
         return await run_async(self._tool_set.list_tools(), home=self._session_loop())
 
     async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
@@ -490,14 +456,3 @@ class ClientGroup:
         """Async twin of :meth:`prompts`."""
         return await run_async(self._merged(lambda c: c.aprompts(refresh=refresh), "prompts", "prompts"),
                                home=self._session_loop())
-
-def _as_library_error(name: str, error: BaseException) -> MCPLiteLLMError:
-    if isinstance(error, MCPLiteLLMError):
-        if error.server is None:
-            error.server = name
-        return error
-    redact_chain(error)
-    wrapped = TransportError(f"could not start server {name!r}: {type(error).__name__}: {error}")
-    wrapped.__cause__ = error
-    wrapped.server = name
-    return wrapped

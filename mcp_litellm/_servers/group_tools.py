@@ -1,4 +1,4 @@
-"""A group's tools as one :class:`~mcp_litellm._client.toolset.Toolset`: looking a tool up by any of its
+"""A group's tools as one :class:`~mcp_litellm._client.primitives.toolset.Toolset`: looking a tool up by any of its
 names in the group, and calling it (or starting it as a task) within one timeout.
 
 The list itself is the servers' lists combined under the names ``merged_tools`` gives them (a prefix only
@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
 
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError, NotFoundError, RequestTimeoutError
 from mcp_litellm._core.naming import safe_tool_name
 from mcp_litellm._core.option_checks import positive_seconds
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
-    from mcp_litellm._client.task import Task
-    from mcp_litellm._client.tool import Tool, ToolResult
+    from mcp_litellm._client.primitives.task import Task
+    from mcp_litellm._client.primitives.tool import Tool, ToolResult
 
 __all__ = ["GroupTools"]
 
@@ -51,7 +51,7 @@ class GroupTools:
 
     def _session_loop(self) -> asyncio.AbstractEventLoop | None:
         """The group's loop: ``run_sync``/``run_async`` route this object's work there, as the group's own
-        (``_client/loop.py``)."""
+        (``_client/session/loop.py``)."""
         return self.group._session_loop()
 
     async def list_tools(self) -> list[Tool]:
@@ -87,7 +87,7 @@ class GroupTools:
     async def _resolve(self, name: str | Tool, timeout: float | None, what: str) -> Tool:
         """The group's tool for ``name`` (a name, or a :class:`Tool` of one of its servers), found within
         ``timeout`` (``None``: each server's own)."""
-        from mcp_litellm._client.tool import Tool
+        from mcp_litellm._client.primitives.tool import Tool
 
         if isinstance(name, Tool):
             if name.client not in self.group._clients.values():

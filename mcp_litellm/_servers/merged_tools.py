@@ -20,7 +20,7 @@ from mcp_litellm._core.naming import hashed_name, safe_tool_name, tool_matches
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.tool import Tool
 
 logger = logging.getLogger("mcp_litellm")
 

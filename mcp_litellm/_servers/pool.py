@@ -22,8 +22,8 @@ from contextlib import asynccontextmanager, contextmanager, suppress
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
-from mcp_litellm._client.loop import run_async, run_sync
 from mcp_litellm._client.options import GroupClientOptions
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.errors import ConfigError, PoolFullError
 from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._servers.config_file import ServerConfig, select_configs

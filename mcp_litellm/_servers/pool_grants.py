@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from contextlib import suppress
 
-from mcp_litellm._client.loop import get_loop, run_async, run_sync
+from mcp_litellm._client.session.loop import get_loop, run_async, run_sync
 from mcp_litellm._servers.pool_users import Grant, PoolUser
 
 

@@ -51,7 +51,7 @@ async def sse_streams(url: str, client: httpx2.AsyncClient, *, limit: int,
     """Open the event stream at ``url`` with ``client``; yield the session's ``(read, write)`` streams."""
     async with stream_within_origin(client, "GET", url, headers=_SSE_HEADERS) as response:
         if response.status_code >= 400:
-            await read_error_body(response)  # the server's reason, quoted by the error (see _client.failures)
+            await read_error_body(response)  # the server's reason, quoted by the error (see _client.session.failures)
         response.raise_for_status()
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
         if content_type != "text/event-stream":

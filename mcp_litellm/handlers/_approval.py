@@ -9,9 +9,9 @@ from typing import Any, ClassVar, Protocol
 
 from mcp_types import ToolAnnotations
 
-from mcp_litellm._client.handler_specs import HandlerSpec
-from mcp_litellm._client.handler_types import ApprovalOutcome, Decision
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.handler_specs import HandlerSpec
+from mcp_litellm._client.primitives.handler_types import ApprovalOutcome, Decision
+from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers._base import Handler, is_handler_class
@@ -42,7 +42,7 @@ class HumanInTheLoopHandler(Handler):
     Attributes: ``tool_name`` (the server's name for the tool), ``parameters``, ``annotations``
     (``ToolAnnotations`` with the spec's defaults filled in), ``approval_id``, ``tool`` (the
     :class:`~mcp_litellm.Tool`), ``options``, ``client_name``, ``context`` (the call's
-    :class:`~mcp_litellm._client.toolset.CallContext`: who made it, its tool call id, its code run), ``code_run``
+    :class:`~mcp_litellm.CallContext`: who made it, its tool call id, its code run), ``code_run``
     (``context.code_run``: the :class:`~mcp_litellm.CodeRun` a call made by the model's program in code mode
     comes from; ``None`` for a direct call).
     Option ``timeout`` (default 300): seconds a deferred decision waits before the call is denied.

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from mcp_litellm._client.handler_types import Decision
+from mcp_litellm._client.primitives.handler_types import Decision
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.user_code import call_user_code

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import INTERNAL_ERROR, ErrorData, SamplingCapability, SamplingToolsCapability
 
-from mcp_litellm._client.call_context import run_in_context
 from mcp_litellm._client.features import FeatureHost
-from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
-from mcp_litellm._client.roots import Roots
-from mcp_litellm._client.session import legacy_call
+from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
+from mcp_litellm._client.primitives.roots import Roots
+from mcp_litellm._client.session.call_context import run_in_context
+from mcp_litellm._client.session.mcp_session import legacy_call
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
 from mcp_litellm._core.usage import Usage
@@ -48,9 +48,9 @@ if TYPE_CHECKING:
 
     from mcp_types import CreateMessageRequestParams, ListRootsResult
 
-    from mcp_litellm._client.session import SessionOptions
-    from mcp_litellm._client.tool import Tool
-    from mcp_litellm._client.toolset import CallContext
+    from mcp_litellm._client.primitives.tool import Tool
+    from mcp_litellm._client.primitives.toolset import CallContext
+    from mcp_litellm._client.session.mcp_session import SessionOptions
 
 P = TypeVar("P")
 R = TypeVar("R")

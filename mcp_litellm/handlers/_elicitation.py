@@ -10,8 +10,8 @@ from typing import Any
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, ElicitResult, ErrorData
 
-from mcp_litellm._client.handler_specs import ElicitationSettings
-from mcp_litellm._client.handler_types import Decision, Elicitation, ElicitationOutcome
+from mcp_litellm._client.primitives.handler_specs import ElicitationSettings
+from mcp_litellm._client.primitives.handler_types import Decision, Elicitation, ElicitationOutcome
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.user_code import call_user_code
 from mcp_litellm.handlers._base import Handler, is_handler_class

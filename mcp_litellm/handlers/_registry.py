@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping
 from typing import ClassVar
 
-from mcp_litellm._client.handler_types import Decision
+from mcp_litellm._client.primitives.handler_types import Decision
 from mcp_litellm._core.errors import ConfigError
 
 __all__ = ["ElicitationRegistry", "HumanInTheLoopRegistry"]

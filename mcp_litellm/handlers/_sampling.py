@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 from mcp_types import INTERNAL_ERROR, CreateMessageRequestParams, ErrorData
 
-from mcp_litellm._client.handler_specs import SamplingSettings
-from mcp_litellm._client.handler_types import Decision, Sample, SamplingOutcome
-from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.primitives.handler_specs import SamplingSettings
+from mcp_litellm._client.primitives.handler_types import Decision, Sample, SamplingOutcome
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core import sampling as _sampling
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.redact import secret_params

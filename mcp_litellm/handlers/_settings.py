@@ -16,14 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
+from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, given
 from mcp_litellm.handlers._base import Handler
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.handler_types import (
+    from mcp_litellm._client.primitives.handler_types import (
         ApprovalHandlerArg,
         ElicitationArg,
         ElicitationHandlerArg,

@@ -6,7 +6,7 @@ import time
 
 from mcp_litellm._chat.results import ResultStore, apply_budget, chars_within
 from mcp_litellm._chat.tool_search import ToolIndex, entry, query_words, words
-from mcp_litellm._client.tool import ToolResult
+from mcp_litellm._client.primitives.tool import ToolResult
 from mcp_litellm._llm import count_tokens
 
 MODEL = "gpt-4o-mini"

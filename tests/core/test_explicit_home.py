@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import mcp_litellm
-from mcp_litellm._client.loop import ELSEWHERE, get_loop, run_async, run_sync
+from mcp_litellm._client.session.loop import ELSEWHERE, get_loop, run_async, run_sync
 
 
 class Owner:

@@ -1,4 +1,4 @@
-"""The loop that owns the sessions (``_client/loop.py``), tested directly: sync iteration that stops early,
+"""The loop that owns the sessions (``_client/session/loop.py``), tested directly: sync iteration that stops early,
 Ctrl-C during a sync call, and the hand-over to the caller's own loop (``ml.use_running_loop()``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from mcp_litellm._client import loop as owner
+from mcp_litellm._client.session import loop as owner
 
 
 def test_leaving_a_sync_iteration_early_closes_the_iterator_before_the_loop_goes_on():

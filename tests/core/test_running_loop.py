@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._client import loop as _loop
+from mcp_litellm._client.session import loop as _loop
 from tests.helpers.processes import processes_with, wait_no_processes
 from tests.helpers.servers import FIXTURE_SERVER
 from tests.servers.fixture_server import build_server

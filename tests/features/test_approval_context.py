@@ -10,7 +10,7 @@ from typing import ClassVar
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.toolset import CallContext
 from tests.servers.notes_server import notes_server
 
 RUN = ml.CodeRun(id="r1", tool_call_id="call_run_code", code="await add(a=1, b=2)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._client.toolset import CallContext, Combined, Toolset
+from mcp_litellm._client.primitives.toolset import CallContext, Combined, Toolset
 from tests.servers.fixture_server import build_server as build_fixture
 from tests.servers.task_server import build_server as build_tasks
 

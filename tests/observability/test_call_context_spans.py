@@ -9,7 +9,7 @@ from typing import ClassVar
 from opentelemetry.trace import SpanKind
 
 import mcp_litellm as ml
-from mcp_litellm._client.toolset import CallContext
+from mcp_litellm._client.primitives.toolset import CallContext
 
 
 class CallsFromInside(ml.handlers.HumanInTheLoopHandler):

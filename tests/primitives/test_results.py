@@ -18,7 +18,7 @@ from mcp_types import (
 )
 
 import mcp_litellm as ml
-from mcp_litellm._client.tool import images_in_tool_messages
+from mcp_litellm._client.primitives.tool import images_in_tool_messages
 
 PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 WAV_B64 = base64.b64encode(b"RIFF0000WAVEfmt ").decode()

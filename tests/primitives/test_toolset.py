@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._client.toolset import CallContext, Combined, Filtered, Prefixed, ToolDef, Toolset
+from mcp_litellm._client.primitives.toolset import CallContext, Combined, Filtered, Prefixed, ToolDef, Toolset
 
 
 async def test_client_is_a_toolset(make_client: Callable[..., ml.Client]) -> None:

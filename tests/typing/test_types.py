@@ -73,7 +73,7 @@ def test_the_layer_contract_holds_and_catches_an_import_against_the_layers(tmp_p
     copy = tmp_path / "tree"
     shutil.copytree(ROOT / "mcp_litellm", copy / "mcp_litellm", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
-    tool = copy / "mcp_litellm" / "_client" / "tool.py"
+    tool = copy / "mcp_litellm" / "_client" / "primitives" / "tool.py"
     tool.write_text(tool.read_text() + textwrap.dedent("""
         from mcp_litellm._chat.message import Message  # against the layers: the client may not see the chat
     """))
@@ -81,4 +81,4 @@ def test_the_layer_contract_holds_and_catches_an_import_against_the_layers(tmp_p
     assert broken.returncode != 0, broken.stdout
     report = " ".join(broken.stdout.split())
     assert "mcp_litellm._client is not allowed to import mcp_litellm._chat" in report, report
-    assert "mcp_litellm._client.tool -> mcp_litellm._chat.message" in report, report
+    assert "mcp_litellm._client.primitives.tool -> mcp_litellm._chat.message" in report, report

@@ -22,8 +22,8 @@ from mcp_litellm._chat.code_mode.stubs import Stub, name_tools, parameter_order,
 from mcp_litellm._chat.message import ToolCall
 from mcp_litellm._chat.tool_search.toolset import SEARCH_LIMIT, SearchToolset
 from mcp_litellm._chat.toolbox import ChatTool, ToolBox
-from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import CallContext, ToolDef
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext, ToolDef
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.code_run import CodeRun
 

@@ -22,7 +22,7 @@ from mcp_types import TextContent
 
 from mcp_litellm import _llm
 from mcp_litellm._chat.message import Chunk, Item, Message, ProviderCall, ProviderItems, ToolCall
-from mcp_litellm._client.tool import ToolResult
+from mcp_litellm._client.primitives.tool import ToolResult
 
 MCP_ITEMS = "mcp_items"
 """The key of an assistant message holding the provider's raw MCP items (replayed as they came)."""

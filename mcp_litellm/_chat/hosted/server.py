@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from mcp_types import ToolAnnotations
 
-from mcp_litellm._client.handler_specs import HandlerSpec
-from mcp_litellm._client.tool import Tool
+from mcp_litellm._client.primitives.handler_specs import HandlerSpec
+from mcp_litellm._client.primitives.tool import Tool
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.naming import safe_tool_name
 from mcp_litellm.handlers import _settings

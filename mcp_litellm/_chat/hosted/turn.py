@@ -37,7 +37,7 @@ from mcp_litellm._chat.hosted.items import (
 from mcp_litellm._chat.hosted.server import HostedServer
 from mcp_litellm._chat.message import Chunk, Message, parse_arguments
 from mcp_litellm._chat.responses_api import RESPONSES_PROVIDERS, plain_model
-from mcp_litellm._client.tool import Tool, ToolResult
+from mcp_litellm._client.primitives.tool import Tool, ToolResult
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm.handlers import decide_tool_call
 

@@ -32,7 +32,7 @@ from mcp_litellm._chat.tool_search.words import RELATED_WEIGHT, raw_words, stem,
 from mcp_litellm._chat.tool_search.words import query_words as query_words  # re-exported for tests
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.tool import Tool
+    from mcp_litellm._client.primitives.tool import Tool
 
 _FIELDS = ("name", "server", "parameters", "lead", "rest")
 # BM25F: how much a word counts in each field, and how much the field's length tempers it

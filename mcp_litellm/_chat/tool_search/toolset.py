@@ -26,9 +26,9 @@ from mcp_litellm._chat.tool_search.index import (
     server_text,
 )
 from mcp_litellm._chat.toolbox import ChatToolset, ToolBox, server_of
-from mcp_litellm._client.tool import Tool
-from mcp_litellm._client.tool_result import ToolResult
-from mcp_litellm._client.toolset import CallContext, ToolDef
+from mcp_litellm._client.primitives.tool import Tool
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.primitives.toolset import CallContext, ToolDef
 from mcp_litellm._core.errors import ConfigError
 
 __all__ = ["MAX_TOOLS", "SEARCH_LIMIT", "SearchToolset", "ToolSearchMode", "check_search_settings"]

@@ -43,7 +43,6 @@ from mcp.shared.auth import (
 from mcp_litellm._core.errors import AuthError
 from mcp_litellm._core.redact import remember_secrets
 from mcp_litellm._core.sdk_compat import (
-    OAUTH_FLOW_ERROR_LOG,
     mismatched_issuer,
     provider_initialized,
 )
@@ -61,20 +60,6 @@ logger = logging.getLogger("mcp_litellm.oauth")
 
 AUTH_FINAL = "mcp_litellm.auth_final"
 """Request extension set on a request the auth flow will not retry again (a 401 to it is final)."""
-
-
-
-class FlowErrorToDebug(logging.Filter):
-    """The SDK logs every failed flow at ERROR with a traceback; mcp_litellm raises it as ``AuthError``
-    with a fix, so the SDK's record is kept for DEBUG only."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.ERROR and record.msg == OAUTH_FLOW_ERROR_LOG:
-            if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
-                return False
-            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
-        return True
-
 
 
 def is_oauth(auth: object) -> bool:

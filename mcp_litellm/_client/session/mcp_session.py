@@ -4,7 +4,7 @@
 An owner task enters the transport and ``mcp.Client`` and then waits for a stop request, so the anyio
 cancel scopes are always entered and exited by the same task, whoever asks for the close. The transport's
 read stream is watched: when it ends (the process exited, the HTTP transport failed) the session is marked
-dead. :class:`~mcp_litellm._client.connection.Connection` owns one ``_Session`` at a time and replaces it
+dead. :class:`~mcp_litellm._client.session.connection.Connection` owns one ``_Session`` at a time and replaces it
 when the server forgot it or its connection was lost.
 """
 
@@ -25,8 +25,8 @@ import mcp_types
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from mcp_litellm._client.era import refused_after_probe
-from mcp_litellm._client.failures import (
+from mcp_litellm._client.session.era import refused_after_probe
+from mcp_litellm._client.session.failures import (
     name_the_request,
     start_error,
 )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from mcp_litellm._client.call_context import run_in_context
+from mcp_litellm._client.session.call_context import run_in_context
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.types import HookResult
 from mcp_litellm._core.user_code import call_user_code

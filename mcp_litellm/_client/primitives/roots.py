@@ -18,7 +18,7 @@ from urllib.request import url2pathname
 
 from mcp_types import ListRootsResult, Root
 
-from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.errors import ConfigError
 
 __all__ = ["RootEntry", "Roots", "resolve_root"]

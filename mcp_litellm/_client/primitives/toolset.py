@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from mcp_litellm._client.progress import ProgressHandler
-from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.primitives.progress import ProgressHandler
+from mcp_litellm._client.primitives.tool_result import ToolResult
 from mcp_litellm._core.code_run import CodeRun
 from mcp_litellm._core.errors import ConfigError, NotFoundError
 

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_types import CallToolResult
 
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.task_protocol import TaskState, cancel, fetch_result, get, wait
-from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.primitives.tool_result import ToolResult
+from mcp_litellm._client.session.loop import run_async, run_sync
+from mcp_litellm._client.session.task_protocol import TaskState, cancel, fetch_result, get, wait
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.redact import short_token
 
 if TYPE_CHECKING:
-    from mcp_litellm._client.connection import Connection
+    from mcp_litellm._client.session.connection import Connection
 
 
 class TaskOwner(Protocol):

@@ -37,18 +37,18 @@ from typing import Any, TypeVar
 import anyio
 import mcp
 
-from mcp_litellm._client.call_context import CallContexts
-from mcp_litellm._client.deadline import Deadline
-from mcp_litellm._client.era import both_failed
-from mcp_litellm._client.failures import (
+from mcp_litellm._client.session.call_context import CallContexts
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.era import both_failed
+from mcp_litellm._client.session.failures import (
     AnswerLost,
     SessionExpired,
     http_error,
     name_the_request,
     translate,
 )
-from mcp_litellm._client.loop import run_on
-from mcp_litellm._client.session import _CLOSE_GRACE, SessionOptions, _Session
+from mcp_litellm._client.session.loop import run_on
+from mcp_litellm._client.session.mcp_session import _CLOSE_GRACE, SessionOptions, _Session
 from mcp_litellm._core.errors import (
     ConfigError,
     MCPLiteLLMError,

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from mcp_litellm._client.loop import run_async, run_sync
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.content import prompt_message
 from mcp_litellm._core.errors import ConfigError
 

@@ -27,7 +27,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 
-from mcp_litellm._client.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
+from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
 from mcp_litellm._core import sampling as _sampling
 from mcp_litellm._core.schema_check import schema_errors
 

@@ -10,8 +10,8 @@ from typing import Any, Protocol
 
 from mcp_types import PromptReference, ReadResourceResult, ResourceTemplateReference
 
-from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._client.prompt import Completion
+from mcp_litellm._client.primitives.prompt import Completion
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.content import contents_value, resource_contents_parts, simplify
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.uri_template import TemplateError, Variable, expand_template, parse_template
