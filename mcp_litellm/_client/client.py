@@ -101,7 +101,7 @@ class Client(CatalogMixin):
             (default: ``ml.config.sampling``, off unless configured).
         elicitation: ``True``/``False``, an elicitation handler, or a mapping of settings.
         roots: directories offered to the server as roots (``None``: no roots capability).
-        human_in_the_loop: a tool-call approval handler (``on_human_in_the_loop`` is the same option).
+        human_in_the_loop: a tool-call approval handler (``on_human_in_the_loop=`` is its deprecated spelling).
         tool_pins: a JSON file (or a pin store) of trusted tool definitions: the first listing pins the
             server's tools; a tool that later differs from its pin, or is new, is withheld
             (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_tools` accepts it. ``None``: no pins.

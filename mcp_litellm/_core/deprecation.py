@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import sys
 import warnings
 from collections.abc import Callable
+from types import FrameType
 from typing import TypeVar, cast
 
 __all__ = ["deprecated_form", "keyword_only"]
@@ -56,7 +59,21 @@ def keyword_only(*names: str) -> Callable[[F], F]:
     return decorate
 
 
-def deprecated_form(message: str, *, stacklevel: int = 3) -> None:
+def deprecated_form(message: str, *, stacklevel: int | None = 3) -> None:
     """Warn (``DeprecationWarning``) that a call form still works but is deprecated; ``message`` says what
-    to write instead. ``stacklevel`` 3: the caller of the function that calls this."""
-    warnings.warn(message, DeprecationWarning, stacklevel=stacklevel)
+    to write instead. ``stacklevel`` 3: the caller of the function that calls this; ``None``: the first frame
+    outside this package (for forms reached through several of the library's own calls)."""
+    warnings.warn(message, DeprecationWarning, stacklevel=_outside_package() if stacklevel is None else stacklevel)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _outside_package() -> int:
+    """The ``stacklevel`` of the nearest frame whose code is not in this package, seen from ``warnings.warn``'s
+    caller's caller (``deprecated_form``'s caller)."""
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -64,24 +64,17 @@ class ClientFeatureSet:
     def __init__(self, host: FeatureHost, options: dict[str, Any]) -> None:
         """Consume the options this class owns from ``options`` (what is left is reported unknown).
 
-        ``sampling=``, ``elicitation=``, ``roots=``, ``human_in_the_loop=`` (or
-        ``on_human_in_the_loop=``) update the global defaults (``ml.config``) for this client.
+        ``sampling=``, ``elicitation=``, ``roots=``, ``human_in_the_loop=`` (its deprecated
+        spelling ``on_human_in_the_loop=``) update the global defaults (``ml.config``) for this client.
         """
         self._host = host
         given = {key: options.pop(key) for key in _settings.OPTION_NAMES if key in options}
-        if "human_in_the_loop" in given and "on_human_in_the_loop" in given:
-            raise ConfigError("give human_in_the_loop or on_human_in_the_loop, not both")
         defaults = _settings.config
         self._sampling_settings = _settings.merge_sampling(defaults.sampling, given.get("sampling"))
         self._elicitation_settings = _settings.merge_elicitation(defaults.elicitation, given.get("elicitation"))
         roots = _settings.check_roots(given["roots"]) if "roots" in given else defaults.roots
         self._roots = Roots(roots, on_change=self._roots_changed)
-        hitl: HandlerSpec | None = defaults.human_in_the_loop
-        for key in ("human_in_the_loop", "on_human_in_the_loop"):
-            if key in given:
-                value = given[key]
-                hitl = _settings.checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
-        self._hitl = hitl
+        self._hitl = _settings.approval_option(given, defaults.human_in_the_loop, "ml.client")
         self._advertised: frozenset[str] = frozenset()
         self._tasks: set[asyncio.Task[None]] = set()  # on_complete hooks running
         self._sampling_spend = SamplingSpend()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp_litellm._client.primitives.handler_specs import ElicitationSettings, HandlerSpec, SamplingSettings
+from mcp_litellm._core.deprecation import deprecated_form
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import positive_seconds
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, given
@@ -167,16 +168,10 @@ class Config:
         unknown = sorted(set(settings) - set(OPTION_NAMES))
         if unknown:
             raise ConfigError(f"unknown setting(s): {', '.join(unknown)}; valid: {', '.join(OPTION_NAMES)}")
-        if "human_in_the_loop" in settings and "on_human_in_the_loop" in settings:
-            raise ConfigError("give human_in_the_loop or on_human_in_the_loop, not both")
         sampling = merge_sampling(self.sampling, settings.get("sampling"))
         elicitation = merge_elicitation(self.elicitation, settings.get("elicitation"))
         roots = check_roots(settings["roots"]) if "roots" in settings else self.roots
-        hitl = self.human_in_the_loop
-        for key in ("human_in_the_loop", "on_human_in_the_loop"):
-            if key in settings:
-                value = settings[key]
-                hitl = checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
+        hitl = approval_option(settings, self.human_in_the_loop, "ml.configure")
         self.sampling, self.elicitation, self.roots, self.human_in_the_loop = sampling, elicitation, roots, hitl
         return self
 
@@ -219,6 +214,21 @@ class Config:
         return self
 
 
+def approval_option(given: Mapping[str, object], default: HandlerSpec | None, where: str) -> HandlerSpec | None:
+    """The approval handler that ``human_in_the_loop=`` (or the deprecated ``on_human_in_the_loop=``) in ``given``
+    chooses, ``default`` when neither is there; ``None`` turns approval off."""
+    if "on_human_in_the_loop" in given:
+        if "human_in_the_loop" in given:
+            raise ConfigError("give human_in_the_loop or on_human_in_the_loop, not both")
+        deprecated_form(f"{where}(on_human_in_the_loop=...) is deprecated; write {where}(human_in_the_loop=...) "
+                        "(the method client.on_human_in_the_loop(handler) stays)", stacklevel=None)
+    key = "human_in_the_loop" if "human_in_the_loop" in given else "on_human_in_the_loop"
+    if key not in given:
+        return default
+    value = given[key]
+    return checked(HandlerSpec.of(value), "human_in_the_loop") if value is not None else None
+
+
 config = Config()
 """The global defaults (``ml.config``)."""
 
@@ -240,7 +250,8 @@ def configure(
       e.g. ``{"enabled": True, "preferred_model": "gpt-4.1", "rate_limit": 10, "max_cost": 0.50}``.
     - ``elicitation``: ``True``/``False``, a handler, or ``{"handler": ..., "timeout": ...}``.
     - ``roots``: a list of directories (``None``: no roots capability).
-    - ``human_in_the_loop`` (or ``on_human_in_the_loop``): an approval handler for every tool call.
+    - ``human_in_the_loop``: an approval handler for every tool call (``on_human_in_the_loop=`` is a deprecated
+      spelling of it).
 
     Mappings update the current settings key by key.
     """

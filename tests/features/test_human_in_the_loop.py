@@ -27,10 +27,26 @@ def test_plain_function_approves_and_denies(make_client):
 
 
 def test_denied_call_never_reaches_the_server(make_client):
-    client = make_client("stdio", on_human_in_the_loop=lambda name, params: "crashing is not allowed")
+    client = make_client("stdio", human_in_the_loop=lambda name, params: "crashing is not allowed")
     result = client.execute_tool("crash")
     assert result.text == "Tool call was denied: crashing is not allowed"
     assert client.is_alive() and client.ping()  # the server would have exited had the call reached it
+
+
+def test_the_on_human_in_the_loop_keyword_is_a_deprecated_spelling(make_client):
+    with pytest.warns(DeprecationWarning, match=r"ml.client\(on_human_in_the_loop=...\) is deprecated; "
+                                                 r"write ml.client\(human_in_the_loop=...\)") as seen:
+        client = make_client("memory", start=False, on_human_in_the_loop=lambda name, params: "no")
+    assert "mcp_litellm/" not in seen[0].filename  # points at the caller, not into the library
+    assert client.approval_handler is not None
+    with pytest.warns(DeprecationWarning, match=r"ml.configure\(on_human_in_the_loop=...\) is deprecated"):
+        ml.configure(on_human_in_the_loop=lambda name, params: True)
+    try:
+        assert ml.config.human_in_the_loop is not None
+        with pytest.raises(ml.ConfigError, match="not both"):
+            ml.configure(human_in_the_loop=None, on_human_in_the_loop=None)
+    finally:
+        ml.config.reset()
 
 
 class Guarded(ml.handlers.HumanInTheLoopHandler):
