@@ -40,7 +40,7 @@ from mcp_litellm._transports import (
     make_transport,
 )
 from mcp_litellm._transports.configs import TransportConfig
-from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
+from mcp_litellm._transports.wire.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
     import mcp

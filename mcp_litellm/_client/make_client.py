@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from mcp_litellm._client.client import Client
 from mcp_litellm._core.types import NOT_GIVEN, NotGiven, TransportName
 from mcp_litellm._transports.configs import TransportConfig
-from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
+from mcp_litellm._transports.wire.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
     from mcp_litellm._client.notifications import SessionLostHandler

@@ -31,8 +31,8 @@ from mcp_litellm._core.option_checks import (
 )
 from mcp_litellm._core.redact import shown_value
 from mcp_litellm._transports import canonical_transport_name, infer_transport
-from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
 from mcp_litellm._transports.specs import BUILTIN_TRANSPORTS, TransportSpec, transport_spec
+from mcp_litellm._transports.wire.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 if TYPE_CHECKING:
     from mcp_litellm._client.notifications import SessionLostHandler

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from mcp_litellm._core.redact import redact_text
-from mcp_litellm._transports.messages import DEFAULT_MAX_MESSAGE_SIZE
+from mcp_litellm._transports.wire.messages import DEFAULT_MAX_MESSAGE_SIZE
 
 __all__ = ["ExitReport", "FactoryTransport", "Transport", "TransportOptions", "TransportTarget", "UserFactory"]
 

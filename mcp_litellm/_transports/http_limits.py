@@ -24,8 +24,8 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from mcp_litellm._transports.lost_answers import lost_answer, request_id_of
-from mcp_litellm._transports.messages import error_for, too_big
 from mcp_litellm._transports.stream_wrapper import StreamWrapper
+from mcp_litellm._transports.wire.messages import error_for, too_big
 
 _SDK_EVENT_LIMIT = "Server-sent event exceeded the "
 """How httpx2's ``SSEError`` for an event over the limit starts (the SDK quotes it in its stand-in error)."""

@@ -33,8 +33,8 @@ from mcp.shared._httpx_utils import request_within_origin, stream_within_origin
 from mcp.shared.message import SessionMessage
 
 from mcp_litellm._transports.error_body import read_error_body
-from mcp_litellm._transports.framing import EventFramer, Oversized
-from mcp_litellm._transports.messages import Unreadable, fail_oversized, leading_id, oversized_id, read_message
+from mcp_litellm._transports.wire.framing import EventFramer, Oversized
+from mcp_litellm._transports.wire.messages import Unreadable, fail_oversized, leading_id, oversized_id, read_message
 
 logger = logging.getLogger("mcp_litellm.sse")
 

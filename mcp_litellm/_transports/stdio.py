@@ -43,8 +43,8 @@ from mcp.shared.message import SessionMessage
 from mcp_litellm._core.redact import redact_text, remember_secrets
 from mcp_litellm._transports.base import ExitReport, Transport, TransportTarget
 from mcp_litellm._transports.common import check_keys, check_type
-from mcp_litellm._transports.framing import LineFramer, Oversized
-from mcp_litellm._transports.messages import (
+from mcp_litellm._transports.wire.framing import LineFramer, Oversized
+from mcp_litellm._transports.wire.messages import (
     DEFAULT_MAX_MESSAGE_SIZE,
     Unreadable,
     fail_oversized,

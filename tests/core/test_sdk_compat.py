@@ -458,7 +458,7 @@ def test_the_session_reports_its_negotiated_version_and_sends_raw_requests():
 
 
 def test_json_nested_past_the_parsers_limit_is_pydantics_recursion_limit():
-    from mcp_litellm._transports.messages import first_error
+    from mcp_litellm._transports.wire.messages import first_error
 
     deep = '{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 400 + "]" * 400 + "}"
     from mcp_types import jsonrpc_message_adapter

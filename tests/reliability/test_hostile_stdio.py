@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import mcp_litellm as ml
-from mcp_litellm._transports.framing import SCAN_TOKENS, LineFramer, Oversized
+from mcp_litellm._transports.wire.framing import SCAN_TOKENS, LineFramer, Oversized
 from tests.helpers.processes import alive, call_in_thread, wait_dead
 
 HOSTILE = Path(__file__).resolve().parent.parent / "servers" / "hostile_stdio_server.py"

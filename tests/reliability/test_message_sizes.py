@@ -20,8 +20,8 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
-from mcp_litellm._transports.framing import EventFramer, Oversized
-from mcp_litellm._transports.messages import oversized_id
+from mcp_litellm._transports.wire.framing import EventFramer, Oversized
+from mcp_litellm._transports.wire.messages import oversized_id
 from tests.helpers.servers import UvicornThread
 from tests.servers.hostile_http_server import build_app
 
