@@ -17,8 +17,8 @@ tool never runs for a refused request.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from typing import Any, Protocol
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from mcp_litellm._chat.apps import AppView, result_dict
 from mcp_litellm._client.client import Client
@@ -40,14 +40,15 @@ class _Refused(Exception):
         self.message = message
 
 
-class _Group(Protocol):
-    def get(self, name: str) -> Client | None: ...
-
-
 def _clients(source: object) -> Iterator[Client]:
     """The clients ``source`` (a chat, a client or a group) reaches."""
     if isinstance(source, Client):
         yield source
+        return
+    if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping)):  # a ClientGroup
+        for item in source:
+            if isinstance(item, Client):
+                yield item
         return
     box = getattr(getattr(source, "_chat_tools", None), "box", None)
     if box is not None:
@@ -71,11 +72,6 @@ class AppBridge:
         self.max_request_bytes = max_request_bytes
 
     def _client(self, server: str) -> Client:
-        get = getattr(self.source, "get", None)
-        if callable(get) and not isinstance(self.source, Client) and hasattr(self.source, "_clients"):
-            found = get(server)
-            if isinstance(found, Client):
-                return found
         for client in _clients(self.source):
             if client.name == server:
                 return client
