@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from mcp_litellm._chat.function_toolset import FunctionToolset, LocalTool, checked_arguments, local_tool
-from mcp_litellm._client.apps import model_visible
 from mcp_litellm._client.tool import Tool
 from mcp_litellm._client.tool_result import ToolResult
+from mcp_litellm._client.tool_ui import model_visible
 from mcp_litellm._client.toolset import CallContext, ToolDef, Toolset
 from mcp_litellm._core.errors import ConfigError
 

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 from mcp.client.extension import ClientExtension
 
 from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError
+from mcp_litellm._client.pins import ToolPins, digest
+from mcp_litellm._client.tool_ui import APP_MIME_TYPE, UI_EXTENSION, ToolUI, _mapping, model_visible
+from mcp_litellm._core.documents import JSONValue
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, ToolChangedError
 
 if TYPE_CHECKING:
     import asyncio
@@ -22,11 +25,6 @@ if TYPE_CHECKING:
     from mcp_types import ReadResourceResult
 
     from mcp_litellm._client.tool import Tool
-
-UI_EXTENSION = "io.modelcontextprotocol/ui"
-APP_MIME_TYPE = "text/html;profile=mcp-app"
-VISIBILITIES = ("model", "app")
-
 
 class AppResourceError(MCPLiteLLMError, ValueError):
     """A tool's interface cannot be given to a host: the tool has none, its resource is not ``ui://``, not
@@ -40,65 +38,6 @@ class UIExtension(ClientExtension):
 
     def settings(self) -> dict[str, Any]:
         return {"mimeTypes": [APP_MIME_TYPE]}
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-@dataclass(frozen=True)
-class ToolUI:
-    """A tool's interface as its ``_meta.ui`` declares it (MCP Apps).
-
-    ``resource_uri``: the ``ui://`` resource holding the app's HTML. ``visibility``: who may see the tool,
-    ``"model"`` and/or ``"app"`` (both when the server says nothing); an app-only tool is never offered
-    to the model but an app can call it through :class:`~mcp_litellm.AppBridge`. ``csp``,
-    ``permissions`` and ``prefers_border``: the server's hints for the host (``_meta.ui`` of the tool; the
-    resource's own hints are on :class:`AppResource`).
-    """
-
-    resource_uri: str
-    visibility: tuple[str, ...] = VISIBILITIES
-    csp: Mapping[str, Any] = field(default_factory=dict)
-    permissions: Mapping[str, Any] = field(default_factory=dict)
-    prefers_border: bool | None = None
-
-    @property
-    def model_visible(self) -> bool:
-        """Whether the model may see (and call) the tool."""
-        return "model" in self.visibility
-
-    @property
-    def app_visible(self) -> bool:
-        """Whether an app of the same server may call the tool."""
-        return "app" in self.visibility
-
-    @classmethod
-    def from_meta(cls, meta: object) -> ToolUI | None:
-        """The interface a tool's ``_meta`` declares (``_meta.ui``, or the older ``_meta["ui/resourceUri"]``);
-        ``None`` without one."""
-        meta = _mapping(meta)
-        ui = _mapping(meta.get("ui"))
-        uri = ui.get("resourceUri", meta.get("ui/resourceUri"))
-        visibility = ui.get("visibility")
-        if isinstance(visibility, (list, tuple)):
-            shown = tuple(item for item in VISIBILITIES if item in visibility)
-        else:
-            shown = VISIBILITIES
-        if not isinstance(uri, str) or not uri:
-            if shown == VISIBILITIES:
-                return None
-            uri = ""  # a visibility without an interface (an app-only helper tool) still counts
-        border = ui.get("prefersBorder")
-        return cls(resource_uri=uri, visibility=shown, csp=dict(_mapping(ui.get("csp"))),
-                   permissions=dict(_mapping(ui.get("permissions"))),
-                   prefers_border=border if isinstance(border, bool) else None)
-
-
-def model_visible(tool: object) -> bool:
-    """Whether ``tool`` may be offered to the model (anything without an app-only :class:`ToolUI` may)."""
-    ui = getattr(tool, "ui", None)
-    return not isinstance(ui, ToolUI) or ui.model_visible
 
 
 @dataclass(frozen=True)
@@ -158,10 +97,17 @@ def checked_ui_uri(tool: Tool, server: str) -> str:
     return ui.resource_uri
 
 
+def interface_pin(app: AppResource) -> dict[str, JSONValue]:
+    """What a pin covers of an interface: its HTML and the hints the host applies."""
+    return {"digest": digest({"uri": app.uri, "html": app.html, "csp": dict(app.csp),
+                              "permissions": dict(app.permissions), "domain": app.domain})}
+
+
 class AppsMixin:
-    """``read_ui``/``aread_ui`` of :class:`mcp_litellm.Client`."""
+    """``read_ui``/``aread_ui`` and ``pin_ui``/``apin_ui`` of :class:`mcp_litellm.Client`."""
 
     name: str
+    _tool_pins: ToolPins | None
 
     if TYPE_CHECKING:  # the client's own
         def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
@@ -181,7 +127,44 @@ class AppsMixin:
         except ServerError as error:
             raise AppResourceError(f"server {self.name!r} could not read {uri!r}, the interface of tool "
                                    f"{found.mcp_name!r}: {error}") from error
-        return app_resource(self.name, uri, result)
+        app = app_resource(self.name, uri, result)
+        await self._check_interface_pin(app)
+        return app
+
+    async def _check_interface_pin(self, app: AppResource) -> None:
+        """With ``tool_pins``: the first read of an interface pins it; a later one that differs is withheld
+        (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_ui` accepts it."""
+        pins = self._tool_pins
+        if pins is None:
+            return
+        stored = await pins.store.load(self.name) or {}
+        pin, now = stored.get(app.uri), interface_pin(app)
+        if pin is None:
+            stored[app.uri] = now
+            await pins.store.save(self.name, stored)
+        elif pin.get("digest") != now["digest"]:
+            raise ToolChangedError(self.name, app.uri, ("interface",))
+
+    async def _pin_ui(self, tool: str | Tool) -> AppResource:
+        pins = self._tool_pins
+        if pins is None:
+            raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin interfaces")
+        found = await self._find_tool(tool, False) if isinstance(tool, str) else tool
+        uri = checked_ui_uri(found, self.name)
+        app = app_resource(self.name, uri, await self._read(uri, True))
+        stored = await pins.store.load(self.name) or {}
+        stored[uri] = interface_pin(app)
+        await pins.store.save(self.name, stored)
+        return app
+
+    def pin_ui(self, tool: str | Tool) -> AppResource:
+        """Accept the current interface of ``tool`` (with ``tool_pins``): an interface that changed after it
+        was pinned is withheld from :meth:`read_ui` until this accepts it. Returns it."""
+        return run_sync(self._pin_ui(tool), home=self._session_loop())
+
+    async def apin_ui(self, tool: str | Tool) -> AppResource:
+        """Async twin of :meth:`pin_ui`."""
+        return await run_async(self._pin_ui(tool), home=self._session_loop())
 
     def read_ui(self, tool: str | Tool) -> AppResource:
         """The interface of ``tool`` (a :class:`Tool` or a tool name): its ``ui://`` resource as an

@@ -9,10 +9,10 @@ from typing import Any, Protocol
 
 from mcp_types import ToolAnnotations
 
-from mcp_litellm._client.apps import ToolUI
 from mcp_litellm._client.progress import ProgressHandler
 from mcp_litellm._client.task import Task
 from mcp_litellm._client.tool_result import ToolResult, images_in_tool_messages
+from mcp_litellm._client.tool_ui import ToolUI
 from mcp_litellm._client.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.schema import schema_for_model
