@@ -7,6 +7,7 @@ advertises the extension in the client capabilities; ``AppsMixin`` gives a clien
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from mcp_types import ReadResourceResult
 
+    from mcp_litellm._client.listing import CatalogCache
     from mcp_litellm._client.tool import Tool
 
 class AppResourceError(MCPLiteLLMError, ValueError):
@@ -108,6 +110,7 @@ class AppsMixin:
 
     name: str
     _tool_pins: ToolPins | None
+    _catalog_cache: CatalogCache
 
     if TYPE_CHECKING:  # the client's own
         def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
@@ -122,13 +125,21 @@ class AppsMixin:
         else:
             raise ConfigError(f"read_ui() takes a tool or a tool name, got {type(tool).__name__}")
         uri = checked_ui_uri(found, self.name)
+        # interfaces read, by URI: with the tools listing they were read under and when their ttlMs ends
+        cache: dict[str, tuple[object, float | None, AppResource]] = self.__dict__.setdefault("_ui_cache", {})
+        listing = self._catalog_cache.tools.items  # a new listing (refresh, list_changed, ttlMs, reconnect) reads anew
+        cached = cache.get(uri)
+        if cached is not None and cached[0] is listing and (cached[1] is None or time.monotonic() < cached[1]):
+            return cached[2]
         try:
-            result = await self._read(uri, False)
+            result = await self._read(uri, True)
         except ServerError as error:
             raise AppResourceError(f"server {self.name!r} could not read {uri!r}, the interface of tool "
                                    f"{found.mcp_name!r}: {error}") from error
         app = app_resource(self.name, uri, result)
         await self._check_interface_pin(app)
+        ttl = result.ttl_ms if "ttl_ms" in result.model_fields_set else None
+        cache[uri] = (listing, None if ttl is None else time.monotonic() + ttl / 1000, app)
         return app
 
     async def _check_interface_pin(self, app: AppResource) -> None:

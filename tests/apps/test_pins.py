@@ -1,11 +1,13 @@
-"""Pins cover a tool's interface: its ``_meta.ui`` (with the tool's definition) and its ``ui://`` resource (the
-first read pins it; a changed one is withheld until ``pin_ui`` accepts it)."""
+"""The interface's cache (with the tools listing and the read's ttlMs), and pins: they cover a tool's interface,
+its ``_meta.ui`` (with the tool's definition) and its ``ui://`` resource (the first read pins it; a changed one
+is withheld until ``pin_ui`` accepts it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 
 import mcp_litellm as ml
@@ -61,3 +63,27 @@ def test_pin_ui_needs_tool_pins() -> None:
     with ml.client("pinned", "memory", {"server": _server("x")}) as client, \
             pytest.raises(ml.ConfigError, match="no tool_pins"):
         client.pin_ui("show")
+
+
+@pytest.mark.parametrize("ttl_ms", [600_000, 0])
+def test_read_ui_is_cached_with_the_tools_listing_and_its_ttl(ttl_ms: int) -> None:
+    reads: list[int] = []
+    server = MCPServer("cached", cache_hints={"resources/read": CacheHint(ttl_ms=ttl_ms)})
+
+    @server.tool(meta={"ui": {"resourceUri": URI}})
+    def show() -> str:
+        return "shown"
+
+    @server.resource(URI, mime_type="text/html;profile=mcp-app")
+    def page() -> str:
+        reads.append(1)
+        return f"<p>{len(reads)}</p>"
+
+    with ml.client("cached", "memory", {"server": server}) as client:
+        first = client.read_ui("show")
+        if ttl_ms == 0:  # the server says not to keep it
+            assert client.read_ui("show").html == "<p>2</p>"
+            return
+        assert client.read_ui("show") is first and len(reads) == 1
+        client.tools(refresh=True)  # a new listing: the interface is read anew
+        assert client.read_ui("show").html == "<p>2</p>"
