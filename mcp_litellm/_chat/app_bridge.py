@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
 from mcp_litellm._chat.apps import AppView, result_dict
 from mcp_litellm._client.client import Client
@@ -77,7 +76,7 @@ class AppBridge:
                 return client
         raise _Refused(INVALID_PARAMS, f"no server {server!r} here for this app")
 
-    async def ahandle(self, view: AppView | Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any]:
+    async def ahandle(self, view: AppView | Mapping[str, object], request: Mapping[str, object]) -> dict[str, object]:
         """The JSON-RPC response (a dict) to ``request`` from the app of ``view`` (an :class:`AppView` or its
         :meth:`~AppView.to_dict`)."""
         request_id = request.get("id") if isinstance(request, Mapping) else None
@@ -89,11 +88,11 @@ class AppBridge:
             return {"jsonrpc": "2.0", "id": request_id, "error": {"code": INTERNAL_ERROR, "message": str(error)}}
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
-    def handle(self, view: AppView | Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any]:
+    def handle(self, view: AppView | Mapping[str, object], request: Mapping[str, object]) -> dict[str, object]:
         """Blocking twin of :meth:`ahandle`."""
         return run_sync(self.ahandle(view, request))
 
-    async def _answer(self, view: AppView | Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any]:
+    async def _answer(self, view: AppView | Mapping[str, object], request: Mapping[str, object]) -> dict[str, object]:
         if not isinstance(request, Mapping):
             raise _Refused(INVALID_REQUEST, "a request is a JSON-RPC object")
         try:
@@ -123,7 +122,7 @@ class AppBridge:
             return self._message(params)
         raise _Refused(METHOD_NOT_FOUND, f"method {method!r} is not answered by the host")
 
-    async def _call_tool(self, server: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _call_tool(self, server: str, params: Mapping[str, object]) -> dict[str, object]:
         name, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(name, str) or not isinstance(arguments, Mapping):
             raise _Refused(INVALID_PARAMS, "tools/call needs a name and an arguments object")
@@ -137,7 +136,7 @@ class AppBridge:
         result = await client.aexecute_tool(tool, dict(arguments))
         return result_dict(result)
 
-    def _message(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def _message(self, params: Mapping[str, object]) -> dict[str, object]:
         add = getattr(self.source, "add_message", None)
         if not callable(add):
             raise _Refused(METHOD_NOT_FOUND, "ui/message needs a chat: this bridge has none")

@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcp_litellm._client.tool import Tool
 from mcp_litellm._client.tool_result import ToolResult
 
 
-def result_dict(result: ToolResult) -> dict[str, Any]:
+def result_dict(result: ToolResult) -> dict[str, object]:
     """``result`` as an MCP ``CallToolResult`` (``content``, ``structuredContent``, ``isError``), JSON-safe."""
-    shaped: dict[str, Any] = {"content": [block.model_dump(by_alias=True, mode="json", exclude_none=True)
+    shaped: dict[str, object] = {"content": [block.model_dump(by_alias=True, mode="json", exclude_none=True)
                                           for block in result.content],
                               "isError": result.is_error}
     if result.structured is not None:
@@ -39,10 +38,10 @@ class AppView:
     server: str
     tool: str
     resource_uri: str
-    input: Mapping[str, Any] = field(default_factory=dict)
+    input: Mapping[str, object] = field(default_factory=dict)
     result: ToolResult | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-safe dict for a web page: ``toolCallId``, ``server``, ``tool``, ``resourceUri``, ``input``,
         and ``result`` shaped as MCP's ``CallToolResult`` (``content``, ``structuredContent``, ``isError``)."""
         return {"toolCallId": self.tool_call_id, "server": self.server, "tool": self.tool,
@@ -50,7 +49,7 @@ class AppView:
                 "result": result_dict(self.result) if self.result is not None else None}
 
 
-def app_view(tool: object, call_id: str, arguments: str | Mapping[str, Any] | None,
+def app_view(tool: object, call_id: str, arguments: str | Mapping[str, object] | None,
              result: ToolResult) -> AppView | None:
     """The :class:`AppView` of a call of ``tool`` (``arguments``: as the model sent them); ``None`` when the
     tool has no interface."""

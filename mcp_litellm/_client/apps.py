@@ -7,6 +7,7 @@ advertises the extension in the client capabilities; ``AppsMixin`` gives a clien
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,12 +56,12 @@ class AppResource:
     html: str
     mime_type: str
     server: str
-    csp: Mapping[str, Any] = field(default_factory=dict)
-    permissions: Mapping[str, Any] = field(default_factory=dict)
+    csp: Mapping[str, object] = field(default_factory=dict)
+    permissions: Mapping[str, object] = field(default_factory=dict)
     prefers_border: bool | None = None
     domain: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-safe dict of this resource (for a web page)."""
         return {"uri": self.uri, "html": self.html, "mimeType": self.mime_type, "server": self.server,
                 "csp": dict(self.csp), "permissions": dict(self.permissions),
@@ -101,8 +102,8 @@ def checked_ui_uri(tool: Tool, server: str) -> str:
 
 def interface_pin(app: AppResource) -> dict[str, JSONValue]:
     """What a pin covers of an interface: its HTML and the hints the host applies."""
-    return {"digest": digest({"uri": app.uri, "html": app.html, "csp": dict(app.csp),
-                              "permissions": dict(app.permissions), "domain": app.domain})}
+    hints = json.loads(json.dumps({"csp": app.csp, "permissions": app.permissions}, default=str))
+    return {"digest": digest({"uri": app.uri, "html": app.html, "domain": app.domain, **hints})}
 
 
 class AppsMixin:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 VISIBILITIES = ("model", "app")
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
+def _mapping(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
@@ -28,8 +27,8 @@ class ToolUI:
 
     resource_uri: str
     visibility: tuple[str, ...] = VISIBILITIES
-    csp: Mapping[str, Any] = field(default_factory=dict)
-    permissions: Mapping[str, Any] = field(default_factory=dict)
+    csp: Mapping[str, object] = field(default_factory=dict)
+    permissions: Mapping[str, object] = field(default_factory=dict)
     prefers_border: bool | None = None
 
     @property
