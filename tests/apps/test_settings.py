@@ -41,3 +41,12 @@ def test_wrong_value_refused() -> None:
         ml.ClientGroup({"mcpServers": {"x": {**ENTRY, "apps": "yes"}}})
     with pytest.raises(ml.ConfigError, match="apps"):
         ml.client("x", "stdio", ENTRY, apps="yes", start=False)  # type: ignore[arg-type]
+
+
+async def test_bridge_of_a_pool_users_group_calls_through_that_users_connection() -> None:
+    async with ml.ClientPool({"mcpServers": {"apps": {**ENTRY, "per_user": True}}}, apps=True) as pool:
+        group = await pool.afor_user("alice")
+        request = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "increment", "arguments": {"value": 9}}}
+        answer = await ml.AppBridge(group).ahandle({"server": "apps"}, request)
+    assert answer["result"]["content"][0]["text"] == '{"count": 10}'
