@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 from mcp_types import Tool as SdkTool
 
+from mcp_litellm._client.apps import AppsMixin, ToolUI
 from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.notifications import NotificationsMixin
 from mcp_litellm._client.pins import ToolPins, pin_store
@@ -113,7 +114,7 @@ def _tool_keys(tool: Tool) -> tuple[str, str]:
     return tool.name, tool.mcp_name
 
 
-class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, AppsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     tool_filter: ToolFilter | None = None
@@ -184,6 +185,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin)
             annotations=_with_spec_defaults(sdk_tool.annotations),
             client=self,
             task_support=task_support(sdk_tool),
+            ui=ToolUI.from_meta(sdk_tool.meta),
         )
 
     @keyword_only("refresh")

@@ -39,20 +39,28 @@ Definition = Mapping[str, JSONValue]
 """A tool's definition as a pin covers it (see :func:`definition_of`)."""
 
 _FIELDS = (("description", "description"), ("input_schema", "input schema"), ("output_schema", "output schema"),
-           ("annotations", "annotations"))
+           ("annotations", "annotations"), ("ui", "interface"))
+UI_PREFIX = "ui://"
+"""Pins of a server's app interfaces (MCP Apps, see ``apps.py``) sit beside its tools', keyed by their URI."""
 NEW_TOOL = "new tool"
 
 
 def definition_of(sdk_tool: SdkTool) -> dict[str, JSONValue]:
-    """What a pin covers of a tool, exactly as the server sent it: name, description, schemas, annotations."""
+    """What a pin covers of a tool, exactly as the server sent it: name, description, schemas, annotations,
+    and its interface (MCP Apps ``_meta.ui``; only when it has one, so other tools' digests stay as they were)."""
     annotations = sdk_tool.annotations
-    return {
+    definition: dict[str, JSONValue] = {
         "name": sdk_tool.name,
         "description": sdk_tool.description,
         "input_schema": _plain(sdk_tool.input_schema),
         "output_schema": _plain(sdk_tool.output_schema),
         "annotations": annotations.model_dump(mode="json", exclude_none=True) if annotations is not None else None,
     }
+    meta = sdk_tool.meta or {}
+    ui = {key: meta[key] for key in ("ui", "ui/resourceUri") if key in meta}
+    if ui:
+        definition["ui"] = _plain(ui)
+    return definition
 
 
 def _plain(value: object) -> JSONValue:
@@ -183,9 +191,10 @@ class ToolPins:
     async def accept(self, names: Iterable[str] | None = None) -> list[str]:
         """Pin the current definitions of ``names`` (every tool of the last listing when ``None``, which
         also drops the pins of tools the server no longer has). Returns the names pinned."""
-        if names is None:
+        if names is None:  # the interfaces' pins stay (they are accepted one by one: Client.pin_ui)
             chosen = dict(self.current)
-            pins: Pins = {}
+            pins: Pins = {key: pin for key, pin in (await self.store.load(self.server) or {}).items()
+                          if key.startswith(UI_PREFIX)}
         else:
             chosen = {name: self.current[name] for name in names}
             pins = await self.store.load(self.server) or {}

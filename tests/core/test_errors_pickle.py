@@ -23,6 +23,7 @@ MADE: dict[type[BaseException], Any] = {
     ml.ToolChangedError: lambda: ml.ToolChangedError("demo", "echo", ("description",)),
     ml.ToolLoopLimitError: lambda: ml.ToolLoopLimitError(3, {"role": "assistant", "content": "more"}),
     ml.PoolFullError: lambda: ml.PoolFullError("alice", 2, 2, 1.5),
+    ml.AppResourceError: lambda: ml.AppResourceError("not an app"),
 }
 
 

@@ -17,6 +17,7 @@ from tests.helpers.processes import wait_no_processes
 from tests.servers.fixture_server import build_server
 
 PUBLIC = [
+    "AppBridge", "AppResource", "AppResourceError", "AppView", "ToolUI",
     "AuthError", "CallContext", "Chat", "Chunk", "Client", "ClientGroup", "ClientPool", "CodeMode", "CodeRun",
     "Completion",
     "Config", "ConfigError", "FilePinStore", "MCPLiteLLMError", "MemoryConfig", "Message", "MessageContext",

@@ -12,6 +12,7 @@ from mcp_types import ToolAnnotations
 from mcp_litellm._client.primitives.progress import ProgressHandler
 from mcp_litellm._client.primitives.task import Task
 from mcp_litellm._client.primitives.tool_result import ToolResult, images_in_tool_messages
+from mcp_litellm._client.primitives.tool_ui import ToolUI
 from mcp_litellm._client.primitives.toolset import CallContext
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.schema import schema_for_model
@@ -70,6 +71,8 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=lambda: _with_spec_defaults(None))
     task_support: str = "forbidden"
     """Whether the tool runs as a task: ``"required"``, ``"optional"`` (when asked) or ``"forbidden"``."""
+    ui: ToolUI | None = None
+    """The tool's interface (MCP Apps, ``_meta.ui``): a :class:`~mcp_litellm.ToolUI`, ``None`` without one."""
 
     @property
     def server(self) -> str:

@@ -1,0 +1,193 @@
+"""MCP Apps (SEP-1865, extension ``io.modelcontextprotocol/ui``), the client side: a tool's interface.
+
+``ToolUI`` is what a tool's ``_meta.ui`` says (its ``ui://`` resource, who may see the tool, CSP and
+permission hints); ``AppResource`` is that resource as read (its HTML and hints); ``UIExtension``
+advertises the extension in the client capabilities; ``AppsMixin`` gives a client ``read_ui``/``aread_ui``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcp.client.extension import ClientExtension
+
+from mcp_litellm._client.pins import ToolPins, digest
+from mcp_litellm._client.primitives.tool_ui import APP_MIME_TYPE, UI_EXTENSION, ToolUI, _mapping, model_visible
+from mcp_litellm._client.session.loop import run_async, run_sync
+from mcp_litellm._core.documents import JSONValue
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, ToolChangedError
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from mcp_types import ReadResourceResult
+
+    from mcp_litellm._client.listing import CatalogCache
+    from mcp_litellm._client.primitives.tool import Tool
+
+class AppResourceError(MCPLiteLLMError, ValueError):
+    """A tool's interface cannot be given to a host: the tool has none, its resource is not ``ui://``, not
+    the app MIME type (``text/html;profile=mcp-app``), not found, or not text."""
+
+
+class UIExtension(ClientExtension):
+    """Advertises ``io.modelcontextprotocol/ui`` with the MIME types this client's hosts render."""
+
+    identifier = UI_EXTENSION
+
+    def settings(self) -> dict[str, Any]:
+        return {"mimeTypes": [APP_MIME_TYPE]}
+
+
+@dataclass(frozen=True)
+class AppResource:
+    """A tool's interface as read from its server: the app's ``html`` and the hints a host needs.
+
+    ``csp`` (``connectDomains``, ``resourceDomains``, ``frameDomains``, ``baseUriDomains``),
+    ``permissions``, ``prefers_border`` and ``domain`` come from the resource's ``_meta.ui`` (the read
+    contents first, then the listing). ``server``: the server the app belongs to (its calls go there).
+    """
+
+    uri: str
+    html: str
+    mime_type: str
+    server: str
+    csp: Mapping[str, object] = field(default_factory=dict)
+    permissions: Mapping[str, object] = field(default_factory=dict)
+    prefers_border: bool | None = None
+    domain: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-safe dict of this resource (for a web page)."""
+        return {"uri": self.uri, "html": self.html, "mimeType": self.mime_type, "server": self.server,
+                "csp": dict(self.csp), "permissions": dict(self.permissions),
+                "prefersBorder": self.prefers_border, "domain": self.domain}
+
+
+def app_resource(server: str, uri: str, result: ReadResourceResult, listed_meta: object = None) -> AppResource:
+    """The :class:`AppResource` in a ``resources/read`` result; :class:`AppResourceError` if it is no app."""
+    for content in result.contents:
+        if str(content.uri) != uri:
+            continue
+        mime = content.mime_type or ""
+        if mime.replace(" ", "").lower() != APP_MIME_TYPE:
+            raise AppResourceError(f"resource {uri!r} of server {server!r} is {mime or 'of no MIME type'!s}, "
+                                   f"not an MCP App ({APP_MIME_TYPE}); refused")
+        text = getattr(content, "text", None)
+        if not isinstance(text, str):
+            raise AppResourceError(f"resource {uri!r} of server {server!r} is not text; an MCP App is HTML")
+        ui = {**_mapping(_mapping(listed_meta).get("ui")), **_mapping(_mapping(content.meta).get("ui"))}
+        border, domain = ui.get("prefersBorder"), ui.get("domain")
+        return AppResource(uri=uri, html=text, mime_type=APP_MIME_TYPE, server=server,
+                           csp=dict(_mapping(ui.get("csp"))), permissions=dict(_mapping(ui.get("permissions"))),
+                           prefers_border=border if isinstance(border, bool) else None,
+                           domain=domain if isinstance(domain, str) else None)
+    raise AppResourceError(f"server {server!r} sent no contents for {uri!r}")
+
+
+def checked_ui_uri(tool: Tool, server: str) -> str:
+    """The ``ui://`` URI of ``tool``'s interface; :class:`AppResourceError` when it has none or another scheme."""
+    ui = tool.ui
+    if ui is None or not ui.resource_uri:
+        raise AppResourceError(f"tool {tool.mcp_name!r} of server {server!r} has no interface (_meta.ui.resourceUri)")
+    if not ui.resource_uri.startswith("ui://"):
+        raise AppResourceError(f"tool {tool.mcp_name!r} of server {server!r} names {ui.resource_uri!r} as its "
+                               "interface; only ui:// resources are read")
+    return ui.resource_uri
+
+
+def interface_pin(app: AppResource) -> dict[str, JSONValue]:
+    """What a pin covers of an interface: its HTML and the hints the host applies."""
+    hints = json.loads(json.dumps({"csp": app.csp, "permissions": app.permissions}, default=str))
+    return {"digest": digest({"uri": app.uri, "html": app.html, "domain": app.domain, **hints})}
+
+
+class AppsMixin:
+    """``read_ui``/``aread_ui`` and ``pin_ui``/``apin_ui`` of :class:`mcp_litellm.Client`."""
+
+    name: str
+    _tool_pins: ToolPins | None
+    _catalog_cache: CatalogCache
+
+    if TYPE_CHECKING:  # the client's own
+        def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
+        async def _find_tool(self, name: str, refresh: bool) -> Tool: ...
+        async def _read(self, uri: str, refresh: bool) -> ReadResourceResult: ...
+
+    async def _read_ui(self, tool: str | Tool) -> AppResource:
+        if isinstance(tool, str):
+            found = await self._find_tool(tool, False)
+        elif hasattr(tool, "mcp_name") and hasattr(tool, "ui"):  # a Tool (not imported here: tool.py imports this)
+            found = tool
+        else:
+            raise ConfigError(f"read_ui() takes a tool or a tool name, got {type(tool).__name__}")
+        uri = checked_ui_uri(found, self.name)
+        # interfaces read, by URI: with the tools listing they were read under and when their ttlMs ends
+        cache: dict[str, tuple[object, float | None, AppResource]] = self.__dict__.setdefault("_ui_cache", {})
+        listing = self._catalog_cache.tools.items  # a new listing (refresh, list_changed, ttlMs, reconnect) reads anew
+        cached = cache.get(uri)
+        if cached is not None and cached[0] is listing and (cached[1] is None or time.monotonic() < cached[1]):
+            return cached[2]
+        try:
+            result = await self._read(uri, True)
+        except ServerError as error:
+            raise AppResourceError(f"server {self.name!r} could not read {uri!r}, the interface of tool "
+                                   f"{found.mcp_name!r}: {error}") from error
+        app = app_resource(self.name, uri, result)
+        await self._check_interface_pin(app)
+        ttl = result.ttl_ms if "ttl_ms" in result.model_fields_set else None
+        cache[uri] = (listing, None if ttl is None else time.monotonic() + ttl / 1000, app)
+        return app
+
+    async def _check_interface_pin(self, app: AppResource) -> None:
+        """With ``tool_pins``: the first read of an interface pins it; a later one that differs is withheld
+        (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_ui` accepts it."""
+        pins = self._tool_pins
+        if pins is None:
+            return
+        stored = await pins.store.load(self.name) or {}
+        pin, now = stored.get(app.uri), interface_pin(app)
+        if pin is None:
+            stored[app.uri] = now
+            await pins.store.save(self.name, stored)
+        elif pin.get("digest") != now["digest"]:
+            raise ToolChangedError(self.name, app.uri, ("interface",))
+
+    async def _pin_ui(self, tool: str | Tool) -> AppResource:
+        pins = self._tool_pins
+        if pins is None:
+            raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin interfaces")
+        found = await self._find_tool(tool, False) if isinstance(tool, str) else tool
+        uri = checked_ui_uri(found, self.name)
+        app = app_resource(self.name, uri, await self._read(uri, True))
+        stored = await pins.store.load(self.name) or {}
+        stored[uri] = interface_pin(app)
+        await pins.store.save(self.name, stored)
+        return app
+
+    def pin_ui(self, tool: str | Tool) -> AppResource:
+        """Accept the current interface of ``tool`` (with ``tool_pins``): an interface that changed after it
+        was pinned is withheld from :meth:`read_ui` until this accepts it. Returns it."""
+        return run_sync(self._pin_ui(tool), home=self._session_loop())
+
+    async def apin_ui(self, tool: str | Tool) -> AppResource:
+        """Async twin of :meth:`pin_ui`."""
+        return await run_async(self._pin_ui(tool), home=self._session_loop())
+
+    def read_ui(self, tool: str | Tool) -> AppResource:
+        """The interface of ``tool`` (a :class:`Tool` or a tool name): its ``ui://`` resource as an
+        :class:`AppResource`, cached like the server's resources. :class:`AppResourceError` when the tool
+        has no interface, or it is not a ``ui://`` resource of MIME type ``text/html;profile=mcp-app``."""
+        return run_sync(self._read_ui(tool), home=self._session_loop())
+
+    async def aread_ui(self, tool: str | Tool) -> AppResource:
+        """Async twin of :meth:`read_ui`."""
+        return await run_async(self._read_ui(tool), home=self._session_loop())
+
+
+__all__ = ["APP_MIME_TYPE", "UI_EXTENSION", "AppResource", "AppResourceError", "AppsMixin", "ToolUI",
+           "UIExtension", "app_resource", "checked_ui_uri", "model_visible"]
