@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -102,7 +101,7 @@ def ask(page: Any, text: str) -> None:
 
 
 def test_the_app_renders_where_the_tool_ran_and_its_button_calls_the_server(page, web_app, tmp_path):
-    url, llm = web_app
+    llm = web_app[1]
     before = len(llm.requests)
     ask(page, "show me a counter from 41")
     app = page.frame_locator("iframe.mcp-app")
@@ -141,7 +140,7 @@ def test_the_app_renders_where_the_tool_ran_and_its_button_calls_the_server(page
 
 
 def test_the_apps_message_goes_into_the_chat(page, web_app):
-    url, llm = web_app
+    llm = web_app[1]
     ask(page, "show me a counter from 7")
     app = page.frame_locator("iframe.mcp-app")
     app.locator("#count").filter(has_text="7").wait_for()
@@ -166,7 +165,10 @@ def test_a_hostile_app_or_window_gets_nothing_done(page, web_app):
         return frame.evaluate("""([method, params]) => new Promise((resolve) => {
             const id = "probe-" + Math.random();
             addEventListener("message", function listener(event) {
-                if (event.data && event.data.id === id) { removeEventListener("message", listener); resolve(event.data); }
+                if (event.data && event.data.id === id) {
+                    removeEventListener("message", listener);
+                    resolve(event.data);
+                }
             });
             parent.postMessage({jsonrpc: "2.0", id, method, params}, "*");
         })""", [method, params])
@@ -185,7 +187,8 @@ def test_a_hostile_app_or_window_gets_nothing_done(page, web_app):
     assert blocked == "blocked by connect-src"
     # a window that is not the app's iframe (the page itself, another frame) is ignored
     page.evaluate("""() => {
-        postMessage({jsonrpc: "2.0", id: 1, method: "tools/call", params: {name: "increment", arguments: {value: 1}}}, "*");
+        const call = {name: "increment", arguments: {value: 1}};
+        postMessage({jsonrpc: "2.0", id: 1, method: "tools/call", params: call}, "*");
         const other = document.createElement("iframe");
         other.srcdoc = '<script>parent.postMessage({jsonrpc: "2.0", id: 2, method: "tools/call", ' +
                        'params: {name: "increment", arguments: {value: 2}}}, "*")<' + '/script>';
