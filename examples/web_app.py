@@ -89,8 +89,8 @@ async def tools(request: Request) -> list[str]:
 
 @app.post("/chat")
 async def chat(body: ChatRequest, request: Request) -> StreamingResponse:
-    """Answer ``message``: events ``text`` (pieces of the answer), ``tool_start`` / ``tool_end``, ``app`` (a tool
-    with an interface ran: render it), then ``done``."""
+    """Answer ``message``: events ``text`` (pieces of the answer), ``tool_start`` (with the call's id) /
+    ``tool_end``, ``app`` (a tool with an interface ran: render it), then ``done``."""
     clients: ml.ClientGroup = request.app.state.clients
     conversation = ml.Chat(MODEL, **LLM_SETTINGS).with_tools(*await clients.atools())  # one Chat per request
 
@@ -99,7 +99,7 @@ async def chat(body: ChatRequest, request: Request) -> StreamingResponse:
             async for chunk in conversation.astream(body.message):
                 call, result = chunk.tool_call, chunk.tool_result
                 if chunk.is_tool_start and call:
-                    yield event("tool_start", {"name": call.name, "arguments": call.arguments})
+                    yield event("tool_start", {"id": call.id, "name": call.name, "arguments": call.arguments})
                 elif chunk.is_tool_end and call and result:
                     yield event("tool_end", {"name": call.name, "result": result.text})
                 elif chunk.is_app and chunk.app:
