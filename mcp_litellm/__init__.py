@@ -1,10 +1,12 @@
 """mcp_litellm: Model Context Protocol servers in LiteLLM chats."""
 
 from mcp_litellm import handlers
+from mcp_litellm._chat.apps import AppView
 from mcp_litellm._chat.chat import Chat
 from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
+from mcp_litellm._client.apps import AppResource, AppResourceError, ToolUI
 from mcp_litellm._client.client import Client, use_running_loop
 from mcp_litellm._client.features import install_features as _install_features
 from mcp_litellm._client.make_client import client
@@ -50,6 +52,10 @@ TimeoutError = RequestTimeoutError
 ``__all__`` so ``from mcp_litellm import *`` no longer shadows the builtin ``TimeoutError``."""
 
 __all__ = [
+    "AppResource",
+    "AppResourceError",
+    "AppView",
+    "ToolUI",
     "AuthError",
     "Chat",
     "Chunk",

@@ -19,6 +19,7 @@ from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult,
 from mcp_types import Tool as SdkTool
 
 from mcp_litellm._client import task_protocol as _tasks
+from mcp_litellm._client.apps import AppsMixin, ToolUI
 from mcp_litellm._client.deadline import Deadline, check_max_total_timeout
 from mcp_litellm._client.listing import MAX_PAGES, paginate
 from mcp_litellm._client.loop import run_async, run_sync
@@ -112,7 +113,7 @@ def _tool_keys(tool: Tool) -> tuple[str, str]:
     return tool.name, tool.mcp_name
 
 
-class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin):
+class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, PinsMixin, AppsMixin):
     """Tools, resources, templates, prompts and notifications of a server."""
 
     tool_filter: ToolFilter | None = None
@@ -145,6 +146,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             annotations=_with_spec_defaults(sdk_tool.annotations),
             client=self,
             task_support=task_support(sdk_tool),
+            ui=ToolUI.from_meta(sdk_tool.meta),
         )
 
     @keyword_only("refresh")

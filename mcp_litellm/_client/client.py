@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import anyio
 from mcp_types import Implementation, ServerCapabilities
 
+from mcp_litellm._client.apps import UIExtension
 from mcp_litellm._client.catalog import CatalogMixin
 from mcp_litellm._client.connection import Connection
 from mcp_litellm._client.deadline import Deadline
@@ -110,6 +111,8 @@ class Client(CatalogMixin):
         retry_idempotent: retry once a call of a tool the server marks ``readOnlyHint`` or
             ``idempotentHint`` that failed only because the HTTP connection dropped (its answer was cut
             off, or the server restarted), within the call's timeout; other tools are never retried.
+        apps: advertise MCP Apps (extension ``io.modelcontextprotocol/ui``, MIME type
+            ``text/html;profile=mcp-app``): the host renders tools' interfaces (see :meth:`read_ui`).
         on_session_lost: ``fn(server, reason)``, called when the client has to start a new MCP session
             (the server forgot the old one, or the connection was lost): see :meth:`on_session_lost`.
     """
@@ -136,6 +139,7 @@ class Client(CatalogMixin):
         tool_pins: str | os.PathLike[str] | PinStore | None = None,
         retry_idempotent: bool = True,
         on_session_lost: SessionLostHandler | None = None,
+        apps: bool = False,
         **unknown: NoReturn,
     ) -> None:
         if unknown:  # type checkers refuse them already; say so at run time too
@@ -157,6 +161,7 @@ class Client(CatalogMixin):
         self.with_prefix = with_prefix
         self.max_result_chars = max_result_chars
         self.max_message_size = max_message_size
+        self.apps = bool(apps)
         self.retry_idempotent = retry_idempotent
         self._catalog_cache = CatalogCache()
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
@@ -185,7 +190,7 @@ class Client(CatalogMixin):
         """What the next session is built with: client features, then notifications, add callbacks."""
         info = Implementation(name="mcp-litellm", version=VERSION)
         options = SessionOptions(protocol=self.protocol, client_info=info)
-        options.extra["extensions"] = [self._task_claims]
+        options.extra["extensions"] = [self._task_claims, *([UIExtension()] if self.apps else [])]
         self._features.add_session_callbacks(options)
         self._add_notification_callbacks(options)
         return options

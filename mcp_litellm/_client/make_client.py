@@ -40,6 +40,7 @@ def client(
     tool_pins: str | os.PathLike[str] | PinStore | None = None,
     retry_idempotent: bool = True,
     on_session_lost: SessionLostHandler | None = None,
+    apps: bool = False,
     **unknown: NoReturn,
 ) -> Client:
     """Create a :class:`Client` (the same as ``Client(...)``, with the same parameters, described there);
@@ -50,4 +51,5 @@ def client(
                   max_message_size=max_message_size, sampling=sampling, elicitation=elicitation, roots=roots,
                   human_in_the_loop=human_in_the_loop, on_human_in_the_loop=on_human_in_the_loop,
                   tool_pins=tool_pins, retry_idempotent=retry_idempotent, on_session_lost=on_session_lost,
+                  apps=apps,
                   **unknown)

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from mcp_types import ToolAnnotations
 
+from mcp_litellm._client.apps import ToolUI
 from mcp_litellm._client.progress import ProgressHandler
 from mcp_litellm._client.task import Task
 from mcp_litellm._client.tool_result import ToolResult, images_in_tool_messages
@@ -70,6 +71,8 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=lambda: _with_spec_defaults(None))
     task_support: str = "forbidden"
     """Whether the tool runs as a task: ``"required"``, ``"optional"`` (when asked) or ``"forbidden"``."""
+    ui: ToolUI | None = None
+    """The tool's interface (MCP Apps, ``_meta.ui``): a :class:`~mcp_litellm.ToolUI`, ``None`` without one."""
 
     @property
     def server(self) -> str:
