@@ -7,7 +7,7 @@
  *
  *   const host = new McpAppHost({
  *     container: element,          // where the iframe goes (where the tool ran in the chat)
- *     view,                        // the "app" chunk's AppView.to_dict(): tool_call_id, server, tool, input, result
+ *     view,                        // the "app" chunk's AppView.to_dict(): toolCallId, server, tool, input, result
  *     resource,                    // the app's UI: {html, csp, permissions, prefersBorder} (client.read_ui on the server)
  *     rpcUrl: "/apps/rpc",         // POST {app: view, request} -> the JSON-RPC response (ml.AppBridge)
  *     hostContext: {theme: "light"},
@@ -104,7 +104,7 @@
     this.maxHeight = options.maxHeight || 600;
     this.hostContext = Object.assign({ theme: "light", displayMode: "inline", availableDisplayModes: ["inline"],
                                        platform: "web", containerDimensions: { maxHeight: this.maxHeight },
-                                       toolInfo: { id: this.view.tool_call_id, tool: { name: this.view.tool } } },
+                                       toolInfo: { id: this.view.toolCallId, tool: { name: this.view.tool } } },
                                      options.hostContext || {});
     this.initialized = false;
     this.iframe = null;
@@ -122,7 +122,7 @@
     iframe.setAttribute("title", "App of tool " + this.view.tool);
     iframe.className = "mcp-app" + (this.resource.prefersBorder === false ? "" : " mcp-app-border");
     iframe.dataset.tool = this.view.tool;
-    iframe.dataset.toolCallId = this.view.tool_call_id;
+    iframe.dataset.toolCallId = this.view.toolCallId;
     var permissions = this.resource.permissions || {};
     if (this.options.grantPermissions) {
       var allow = Object.keys(PERMISSIONS).filter(function (key) { return key in permissions; })

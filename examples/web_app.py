@@ -118,12 +118,14 @@ async def chat(body: ChatRequest, request: Request) -> StreamingResponse:
 async def app_ui(body: AppRequest, request: Request) -> dict[str, Any]:
     """The interface of an app event's tool: its HTML and what the iframe needs (CSP, permissions, border)."""
     clients: ml.ClientGroup = request.app.state.clients
+    server, tool = str(body.app.get("server", "")), str(body.app.get("tool", ""))
+    if server not in clients.names:
+        raise HTTPException(404, f"no server {server!r}")
     try:
-        resource = await clients.aread_ui(str(body.app.get("tool", "")))
+        resource = await clients[server].aread_ui(tool)  # the server's own tool name (AppView.tool)
     except ml.MCPLiteLLMError as exc:
         raise HTTPException(404, str(exc)) from exc
-    return {"uri": resource.uri, "mimeType": resource.mime_type, "html": resource.html, "csp": resource.csp,
-            "permissions": resource.permissions, "prefersBorder": resource.prefers_border}
+    return resource.to_dict()
 
 
 @app.post("/apps/rpc")

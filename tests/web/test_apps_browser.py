@@ -87,7 +87,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, web_app: tuple[str, FakeLLM]) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 900, "height": 560})
+    context = browser.new_context(viewport={"width": 900, "height": 380})
     opened = context.new_page()
     opened.set_default_timeout(TIMEOUT_MS)
     opened.goto(web_app[0] + "/")
@@ -124,7 +124,7 @@ def test_the_app_renders_where_the_tool_ran_and_its_button_calls_the_server(page
     page.locator(".app-activity", has_text="increment").wait_for()  # and by the page
     assert [r["request"]["method"] for r in rpc] == ["tools/call"]
     assert rpc[0]["request"]["params"] == {"name": "increment", "arguments": {"value": 41}}
-    assert rpc[0]["app"]["tool_call_id"] == "call-41"
+    assert rpc[0]["app"]["toolCallId"] == "call-41"
 
     # the app-only tool never reached the model; no request went to the model for the click
     offered = {tool["function"]["name"] for request in llm.requests[before:] for tool in request.get("tools", [])}
@@ -201,7 +201,7 @@ def test_a_hostile_app_or_window_gets_nothing_done(page, web_app):
 def test_the_backend_routes_without_a_browser(web_app):
     """/apps/ui gives the app's HTML and metadata; /apps/rpc answers through ml.AppBridge."""
     url, _ = web_app
-    view = {"tool_call_id": "call-x", "server": "demo", "tool": "show_counter", "resource_uri": "ui://counter/app.html",
+    view = {"toolCallId": "call-x", "server": "demo", "tool": "show_counter", "resourceUri": "ui://counter/app.html",
             "input": {"start": 3}}
     with httpx.Client(base_url=url, timeout=30) as http:
         ui = http.post("/apps/ui", json={"app": view}).json()
