@@ -1,6 +1,7 @@
 """mcp_litellm: Model Context Protocol servers in LiteLLM chats."""
 
 from mcp_litellm import handlers
+from mcp_litellm._chat.app_bridge import AppBridge
 from mcp_litellm._chat.apps import AppView
 from mcp_litellm._chat.chat import Chat
 from mcp_litellm._chat.code_mode import CodeMode
@@ -52,6 +53,7 @@ TimeoutError = RequestTimeoutError
 ``__all__`` so ``from mcp_litellm import *`` no longer shadows the builtin ``TimeoutError``."""
 
 __all__ = [
+    "AppBridge",
     "AppResource",
     "AppResourceError",
     "AppView",

@@ -7,6 +7,7 @@ input and its MCP-shaped result); :meth:`~mcp_litellm.Client.read_ui` gives the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,12 +50,20 @@ class AppView:
                 "result": result_dict(self.result) if self.result is not None else None}
 
 
-def app_view(tool: object, call_id: str, arguments: Mapping[str, Any], result: ToolResult) -> AppView | None:
-    """The :class:`AppView` of a call of ``tool``; ``None`` when the tool has no interface."""
+def app_view(tool: object, call_id: str, arguments: str | Mapping[str, Any] | None,
+             result: ToolResult) -> AppView | None:
+    """The :class:`AppView` of a call of ``tool`` (``arguments``: as the model sent them); ``None`` when the
+    tool has no interface."""
     if not isinstance(tool, Tool) or tool.ui is None or not tool.ui.resource_uri:
         return None
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            arguments = {}
+    given = dict(arguments) if isinstance(arguments, Mapping) else {}
     return AppView(tool_call_id=call_id, server=tool.server, tool=tool.mcp_name, resource_uri=tool.ui.resource_uri,
-                   input=dict(arguments), result=result)
+                   input=given, result=result)
 
 
 __all__ = ["AppView", "app_view", "result_dict"]

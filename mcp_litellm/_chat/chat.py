@@ -19,6 +19,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from mcp_litellm import _llm
+from mcp_litellm._chat.apps import AppView
 from mcp_litellm._chat.chat_options import check_keywords, provider_model
 from mcp_litellm._chat.chat_tools import ChatTools
 from mcp_litellm._chat.code_mode import CodeMode, code_mode_settings
@@ -163,6 +164,11 @@ class Chat:
     def tools(self) -> list[Tool | LocalTool]:
         """The tools offered to the model (MCP :class:`Tool` objects and local tools)."""
         return list(self._tools)
+
+    @property
+    def app_views(self) -> dict[str, AppView]:
+        """The views of the calls of tools with an interface (MCP Apps) so far, by tool call id."""
+        return self._loop.app_views
 
     @property
     def _offer(self) -> ChatTools:  # what the hosted MCP path (hosted_mcp.py) reads, until it joins the loop

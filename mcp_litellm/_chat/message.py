@@ -6,12 +6,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from mcp_litellm._chat.apps import AppView
 from mcp_litellm._client.tool_result import ToolResult
 from mcp_litellm._core.usage import Usage
 
 __all__ = ["Chunk", "ChunkEvent", "Message", "ToolCall", "Usage", "parse_arguments"]
 
-ChunkEvent = Literal["content", "tool_call", "tool_start", "tool_end"]
+ChunkEvent = Literal["content", "tool_call", "tool_start", "tool_end", "app"]
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
@@ -123,6 +124,8 @@ class Message:
     cache_read_tokens: int | None = field(default=None, repr=False)
     cache_write_tokens: int | None = field(default=None, repr=False)
     provider: ProviderItems | None = field(default=None, repr=False, compare=False)
+    app: AppView | None = field(default=None, repr=False, compare=False)
+    """For the tool message of a call of a tool with an interface (MCP Apps): its view; never sent."""
 
     @property
     def text(self) -> str:
@@ -151,13 +154,15 @@ class Chunk:
     Attributes:
         content: new text (``""`` when this chunk carries none).
         event: ``"content"`` (text), ``"tool_call"`` (a tool call's name or arguments grew),
-            ``"tool_start"`` (a tool is about to run), ``"tool_end"`` (it finished).
+            ``"tool_start"`` (a tool is about to run), ``"tool_end"`` (it finished), ``"app"`` (right after
+            the ``tool_end`` of a tool with an interface, MCP Apps: ``app`` says what a host renders).
         tool_calls: the tool calls of the current turn so far, keyed by call id, each with the name
             and the argument text received until now.
         tool_call: for ``tool_start`` / ``tool_end``, the call concerned.
         tool_result: for ``tool_end``, what the tool returned.
         reasoning: new reasoning text, for models that stream it.
         raw: the LiteLLM stream chunk (``None`` for tool events).
+        app: for ``app``, the :class:`~mcp_litellm.AppView` of the call.
     """
 
     content: str = ""
@@ -167,6 +172,12 @@ class Chunk:
     tool_result: ToolResult | None = None
     reasoning: str = ""
     raw: Any = field(default=None, repr=False)
+    app: AppView | None = None
+
+    @property
+    def is_app(self) -> bool:
+        """True when a tool with an interface ran (``app`` says which; MCP Apps)."""
+        return self.event == "app"
 
     @property
     def is_tool_call(self) -> bool:

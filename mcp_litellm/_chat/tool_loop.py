@@ -35,6 +35,7 @@ import anyio
 
 from mcp_litellm import _llm
 from mcp_litellm._chat import hosted
+from mcp_litellm._chat.apps import AppView, app_view
 from mcp_litellm._chat.chat_tools import ChatTools
 from mcp_litellm._chat.hooks import CallOrigin, ChatView, Hooks, MessageContext, ToolContext
 from mcp_litellm._chat.hosted.turn import HostedChat
@@ -87,6 +88,8 @@ class ToolLoop:
         """Tokens and cost of the model requests of the current (or last) turn."""
         self._last_prompt_tokens = 0
         self._emit: Emit | None = None  # the events of the round under way (a code-mode program's calls too)
+        self.app_views: dict[str, AppView] = {}
+        """The views of the calls of tools with an interface (MCP Apps), by tool call id."""
 
     def traced(self, chunks: AsyncGenerator[Chunk, None], secrets: tuple[str, ...]) -> AsyncGenerator[Chunk, None]:
         """``chunks`` (one turn) inside an ``invoke_agent`` span when tracing (see ``_core.telemetry``);
@@ -315,6 +318,11 @@ class ToolLoop:
             await self.hooks.tool_result(result, context)
         if emit is not None:
             emit(Chunk(event="tool_end", tool_call=call, tool_result=result))
+        view = app_view(tool, call.id, call.arguments, result)
+        if view is not None:
+            self.app_views[call.id] = view
+            if emit is not None:
+                emit(Chunk(event="app", app=view))
         return result
 
     async def _execute(self, call: ToolCall, ctx: CallContext) -> ToolResult:

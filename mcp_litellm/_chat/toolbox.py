@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from mcp_litellm._chat.function_toolset import FunctionToolset, LocalTool, checked_arguments, local_tool
+from mcp_litellm._client.apps import model_visible
 from mcp_litellm._client.tool import Tool
 from mcp_litellm._client.tool_result import ToolResult
 from mcp_litellm._client.toolset import CallContext, ToolDef, Toolset
@@ -123,7 +124,9 @@ class ToolBox:
         return iter([entry.tool for entry in self._entries.values()])
 
     def _changed(self) -> None:
-        self._entries = {**self._live, **self._given}
+        # a tool meant only for its app (MCP Apps visibility ["app"]) never reaches the model
+        self._entries = {name: entry for name, entry in {**self._live, **self._given}.items()
+                         if model_visible(entry.tool)}
         self.functions.tools = {name: tool for name, tool in self._local.items() if name in self._entries}
         self._definitions.clear()
         self._by_name.clear()

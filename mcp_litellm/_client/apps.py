@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.client.extension import ClientExtension
 
 from mcp_litellm._client.loop import run_async, run_sync
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError
 
 if TYPE_CHECKING:
     import asyncio
@@ -169,17 +169,13 @@ class AppsMixin:
         async def _read(self, uri: str, refresh: bool) -> ReadResourceResult: ...
 
     async def _read_ui(self, tool: str | Tool) -> AppResource:
-        from mcp_litellm._client.tool import Tool
-
         if isinstance(tool, str):
             found = await self._find_tool(tool, False)
-        elif isinstance(tool, Tool):
+        elif hasattr(tool, "mcp_name") and hasattr(tool, "ui"):  # a Tool (not imported here: tool.py imports this)
             found = tool
         else:
             raise ConfigError(f"read_ui() takes a tool or a tool name, got {type(tool).__name__}")
         uri = checked_ui_uri(found, self.name)
-        from mcp_litellm._core.errors import ServerError
-
         try:
             result = await self._read(uri, False)
         except ServerError as error:

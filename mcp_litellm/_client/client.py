@@ -148,7 +148,8 @@ class Client(CatalogMixin):
         settings = client_settings(name, transport_type, config, {
             "request_timeout": request_timeout, "reset_timeout_on_progress": reset_timeout_on_progress,
             "with_prefix": with_prefix, "max_result_chars": max_result_chars, "max_message_size": max_message_size,
-            "retry_idempotent": retry_idempotent, "max_total_timeout": max_total_timeout, "protocol": protocol})
+            "retry_idempotent": retry_idempotent, "max_total_timeout": max_total_timeout, "protocol": protocol,
+            "apps": apps})
         checked = settings.options
         self.max_total_timeout = checked.max_total_timeout
         self.reset_timeout_on_progress = checked.reset_timeout_on_progress
@@ -161,7 +162,7 @@ class Client(CatalogMixin):
         self.with_prefix = with_prefix
         self.max_result_chars = max_result_chars
         self.max_message_size = max_message_size
-        self.apps = bool(apps)
+        self.apps = checked.apps
         self.retry_idempotent = retry_idempotent
         self._catalog_cache = CatalogCache()
         self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []

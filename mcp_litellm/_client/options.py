@@ -65,6 +65,7 @@ class ClientOptions:
     retry_idempotent: bool = True
     max_total_timeout: float | None = None
     protocol: str = "auto"
+    apps: bool = False
 
     @classmethod
     def checked(cls, given: Mapping[str, object], door: Door | None = None) -> ClientOptions:
@@ -89,7 +90,7 @@ def _checked(name: str, value: object, door: Door) -> object:
         problem = seconds_problem(value, allow_inf=True)
     elif name == "max_total_timeout":
         problem = seconds_problem(value, none="for no cap")
-    elif name in ("reset_timeout_on_progress", "with_prefix", "retry_idempotent"):
+    elif name in ("reset_timeout_on_progress", "with_prefix", "retry_idempotent", "apps"):
         problem = None if isinstance(value, bool) else f"must be {door.flag}, got {door.shown(value)}"
     elif name == "max_result_chars":
         if value is not None and not is_positive_int(value):
@@ -122,6 +123,7 @@ class GroupClientOptions(TypedDict, total=False):
     tool_pins: str | os.PathLike[str] | PinStore | None
     retry_idempotent: bool
     on_session_lost: SessionLostHandler | None
+    apps: bool
 
 
 class ClientOptionsDict(GroupClientOptions, total=False):

@@ -50,6 +50,7 @@ _OPTION_ALIASES = {
     "tool_pins": "tool_pins", "toolPins": "tool_pins",
     "max_message_size": "max_message_size", "maxMessageSize": "max_message_size",
     "retry_idempotent": "retry_idempotent", "retryIdempotent": "retry_idempotent",
+    "apps": "apps",
 }
 _CLIENT_OPTIONS = frozenset(f.name for f in fields(ClientOptions))
 _FILE_DEFAULTS = {"tool_pins": ("tool_pins", "toolPins"), "max_message_size": ("max_message_size", "maxMessageSize")}
@@ -78,7 +79,8 @@ class ServerConfig:
         include_tools: only tools matching one of these names or globs are offered (``None``: all).
         exclude_tools: tools matching one of these names or globs are never offered.
         options: other client keyword arguments (``protocol``, ``max_result_chars``,
-            ``max_message_size``, ``retry_idempotent``, ``reset_timeout_on_progress``, ``max_total_timeout``).
+            ``max_message_size``, ``retry_idempotent``, ``reset_timeout_on_progress``, ``max_total_timeout``,
+            ``apps``).
         per_user: for :class:`mcp_litellm.ClientPool`: ``True`` gives each user a connection of their
             own, ``False`` shares one among all users, ``None`` (not set) is per user for an OAuth server
             and shared otherwise. A :class:`mcp_litellm.ClientGroup` ignores it.
@@ -149,8 +151,8 @@ def load_config(
     restarts a tool call's timeout), ``max_total_timeout`` (seconds a tool call may take in all),
     ``roots``, ``disabled``, ``include_tools`` /
     ``exclude_tools`` (names or globs), ``protocol``, ``max_result_chars``, ``retry_idempotent`` (true or
-    false), ``max_message_size`` (bytes; also a top-level key beside ``mcpServers``, the default for every
-    server of the file),
+    false), ``apps`` (true: advertise MCP Apps), ``max_message_size`` (bytes; also a top-level key beside
+    ``mcpServers``, the default for every server of the file),
     ``per_user`` (for :class:`mcp_litellm.ClientPool`), ``tool_pins`` (a file of pinned tool definitions,
     relative to the config file; a top-level ``tool_pins`` applies to every server without its own). A remote
     entry may set

@@ -32,6 +32,7 @@ from mcp_litellm._core.errors import (
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, select_configs
+from mcp_litellm._servers.group_apps import GroupAppsMixin
 from mcp_litellm._servers.group_tools import GroupTools
 from mcp_litellm._servers.merged_tools import merge_tools
 from mcp_litellm._servers.resource_owner import find_one, offers, resource_owner
@@ -56,7 +57,7 @@ GroupSource: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any] | Iterable[
 """A config file path, a parsed config mapping, ``{name: ServerConfig}`` (``load_config``'s result), or clients."""
 
 
-class ClientGroup:
+class ClientGroup(GroupAppsMixin):
     """Several MCP servers used together; what :func:`establish_connection` yields.
 
     ``group["name"]`` is that server's :class:`Client`; iterating yields the running clients.

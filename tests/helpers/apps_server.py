@@ -7,6 +7,7 @@ Run it as ``python -m tests.helpers.apps_server [stdio|http PORT]`` (from the re
   ``ui://counter/app.html``.
 - ``increment(value)``: visible to the app only (``_meta.ui.visibility == ["app"]``).
 - ``ui://counter/app.html``: ``text/html;profile=mcp-app``, the HTML of ``apps_ui/counter.html``, with a CSP hint.
+- ``apps_supported``: "yes" when the client advertised the extension with the app MIME type.
 - hostile extras for tests: ``show_broken`` names a ``ui://`` resource that is plain text, ``show_remote`` a
   non-``ui://`` resource URI.
 """
@@ -17,7 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.apps import client_supports_apps
+from mcp.server.mcpserver import Context, MCPServer
 
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 COUNTER_URI = "ui://counter/app.html"
@@ -47,6 +49,10 @@ def build_server(name: str = "apps") -> MCPServer:
                  meta={"ui/resourceUri": "https://example.com/app.html"})
     def show_remote() -> str:
         return "remote"
+
+    @server.tool(description="Whether this client negotiated MCP Apps (yes/no).")
+    def apps_supported(ctx: Context) -> str:
+        return "yes" if client_supports_apps(ctx) else "no"
 
     @server.resource(COUNTER_URI, name="counter", mime_type=APP_MIME_TYPE,
                      meta={"ui": {"csp": COUNTER_CSP, "prefersBorder": True}})

@@ -1,0 +1,154 @@
+"""``AppBridge``: the backend half of an MCP Apps host: it answers the JSON-RPC requests an app sends.
+
+A host page renders a tool's interface (``ui://`` HTML) in a sandboxed iframe and forwards the app's
+``postMessage`` requests to its backend; there :meth:`AppBridge.ahandle` answers one, for the app of one
+:class:`~mcp_litellm.AppView`:
+
+- ``tools/call``: only a tool of the app's own server whose visibility includes ``"app"``, called through
+  that server's client (its approval handler and pins apply, as in the chat);
+- ``resources/read``: a resource of the same server;
+- ``ui/message``: the message's text joins the chat as a user message (the host then asks);
+- ``ping``.
+
+Anything else is a JSON-RPC error ``-32601``; a request over ``max_request_bytes`` is refused unread. The
+tool never runs for a refused request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from mcp_litellm._chat.apps import AppView, result_dict
+from mcp_litellm._client.client import Client
+from mcp_litellm._client.loop import run_sync
+from mcp_litellm._client.tool import Tool
+from mcp_litellm._core.errors import MCPLiteLLMError
+
+METHOD_NOT_FOUND = -32601
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+
+
+class _Refused(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _clients(source: object) -> Iterator[Client]:
+    """The clients ``source`` (a chat, a client or a group) reaches."""
+    if isinstance(source, Client):
+        yield source
+        return
+    if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping)):  # a ClientGroup
+        for item in source:
+            if isinstance(item, Client):
+                yield item
+        return
+    box = getattr(getattr(source, "_chat_tools", None), "box", None)
+    if box is not None:
+        for live in box._sources:
+            yield from _clients(live.item)
+        for entry in (*box._given.values(), *box._live.values()):
+            if isinstance(entry.mcp, Tool) and isinstance(entry.mcp.client, Client):
+                yield entry.mcp.client
+
+
+class AppBridge:
+    """Answers the JSON-RPC requests of the apps (MCP Apps) of a chat's tools; see the module.
+
+    ``source``: a :class:`~mcp_litellm.Chat` (its clients and conversation), a
+    :class:`~mcp_litellm.Client` or a :class:`~mcp_litellm.ClientGroup`. ``max_request_bytes``: the largest
+    request (as JSON) an app may send.
+    """
+
+    def __init__(self, source: object, *, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
+        self.source = source
+        self.max_request_bytes = max_request_bytes
+
+    def _client(self, server: str) -> Client:
+        for client in _clients(self.source):
+            if client.name == server:
+                return client
+        raise _Refused(INVALID_PARAMS, f"no server {server!r} here for this app")
+
+    async def ahandle(self, view: AppView | Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any]:
+        """The JSON-RPC response (a dict) to ``request`` from the app of ``view`` (an :class:`AppView` or its
+        :meth:`~AppView.to_dict`)."""
+        request_id = request.get("id") if isinstance(request, Mapping) else None
+        try:
+            result = await self._answer(view, request)
+        except _Refused as refused:
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": refused.code, "message": refused.message}}
+        except MCPLiteLLMError as error:
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": INTERNAL_ERROR, "message": str(error)}}
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def handle(self, view: AppView | Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any]:
+        """Blocking twin of :meth:`ahandle`."""
+        return run_sync(self.ahandle(view, request))
+
+    async def _answer(self, view: AppView | Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(request, Mapping):
+            raise _Refused(INVALID_REQUEST, "a request is a JSON-RPC object")
+        try:
+            size = len(json.dumps(request, default=str).encode())
+        except (TypeError, ValueError):
+            raise _Refused(INVALID_REQUEST, "the request is not JSON") from None
+        if size > self.max_request_bytes:
+            raise _Refused(INVALID_REQUEST, f"the request is {size} bytes; the limit is {self.max_request_bytes}")
+        server = view.server if isinstance(view, AppView) else view.get("server")
+        if not isinstance(server, str):
+            raise _Refused(INVALID_PARAMS, "the app's view names no server")
+        method = request.get("method")
+        params = request.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise _Refused(INVALID_PARAMS, "params must be an object")
+        if method == "ping":
+            return {}
+        if method == "tools/call":
+            return await self._call_tool(server, params)
+        if method == "resources/read":
+            uri = params.get("uri")
+            if not isinstance(uri, str):
+                raise _Refused(INVALID_PARAMS, "resources/read needs a uri")
+            read = await self._client(server)._read(uri, False)
+            return read.model_dump(by_alias=True, mode="json", exclude_none=True)
+        if method == "ui/message":
+            return self._message(params)
+        raise _Refused(METHOD_NOT_FOUND, f"method {method!r} is not answered by the host")
+
+    async def _call_tool(self, server: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        name, arguments = params.get("name"), params.get("arguments") or {}
+        if not isinstance(name, str) or not isinstance(arguments, Mapping):
+            raise _Refused(INVALID_PARAMS, "tools/call needs a name and an arguments object")
+        client = self._client(server)
+        tools = {tool.mcp_name: tool for tool in await client.atools()}
+        tool = tools.get(name)
+        if tool is None:
+            raise _Refused(INVALID_PARAMS, f"server {server!r} has no tool {name!r} for this app")
+        if tool.ui is not None and not tool.ui.app_visible:
+            raise _Refused(INVALID_PARAMS, f"tool {name!r} of server {server!r} is not visible to apps")
+        result = await client.aexecute_tool(tool, dict(arguments))
+        return result_dict(result)
+
+    def _message(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        add = getattr(self.source, "add_message", None)
+        if not callable(add):
+            raise _Refused(METHOD_NOT_FOUND, "ui/message needs a chat: this bridge has none")
+        content = params.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        text = "\n".join(block.get("text", "") for block in blocks
+                         if isinstance(block, Mapping) and block.get("type") == "text")
+        if not text:
+            raise _Refused(INVALID_PARAMS, "ui/message carries no text")
+        add(role="user", content=text)
+        return {}
+
+
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "AppBridge"]

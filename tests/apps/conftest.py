@@ -1,0 +1,49 @@
+"""The MCP Apps test server (tests/helpers/apps_server.py) over stdio and streamable HTTP, and clients of it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import mcp_litellm as ml
+from tests.helpers.servers import ROOT, free_port, start_http_server, stop_process
+
+APPS_TRANSPORTS = ["stdio", "streamable"]
+
+
+@pytest.fixture(scope="session")
+def apps_http() -> Iterator[str]:
+    port = free_port()
+    process = start_http_server([sys.executable, "-m", "tests.helpers.apps_server", "http", str(port)], port,
+                                env={"PYTHONPATH": str(ROOT)})
+    yield f"http://127.0.0.1:{port}/mcp"
+    stop_process(process)
+
+
+@pytest.fixture
+def apps_client(request: pytest.FixtureRequest) -> Iterator[Callable[..., ml.Client]]:
+    """``apps_client(transport, **kwargs)``: a client of the apps server (``apps=True`` unless given)."""
+    made: list[ml.Client] = []
+
+    def make(transport: str = "stdio", name: str = "apps", **kwargs: Any) -> ml.Client:
+        kwargs.setdefault("apps", True)
+        if transport == "stdio":
+            config: dict[str, Any] = {"command": sys.executable, "args": ["-m", "tests.helpers.apps_server"],
+                                      "cwd": str(ROOT)}
+            client = ml.client(name, "stdio", config, **kwargs)
+        else:
+            client = ml.client(name, "streamable", {"url": request.getfixturevalue("apps_http")}, **kwargs)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.stop()
+
+
+@pytest.fixture(params=APPS_TRANSPORTS)
+def apps_transport(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
