@@ -124,8 +124,6 @@ class Message:
     cache_read_tokens: int | None = field(default=None, repr=False)
     cache_write_tokens: int | None = field(default=None, repr=False)
     provider: ProviderItems | None = field(default=None, repr=False, compare=False)
-    app: AppView | None = field(default=None, repr=False, compare=False)
-    """For the tool message of a call of a tool with an interface (MCP Apps): its view; never sent."""
 
     @property
     def text(self) -> str:

@@ -345,7 +345,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                 raise
             return ToolResult.error(f"Error: the tool's result did not match its output schema: {exc}",
                                     tool.mcp_name)
-        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars)
+        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars, ui=tool.ui)
 
     async def _complete_url_elicitations(self, error: ServerError) -> None:
         """A server answered -32042 (URL elicitation required, 2025-11-25): hand each URL request to the

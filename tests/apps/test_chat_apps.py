@@ -76,6 +76,10 @@ def _check_app_chunks(chunks: list[ml.Chunk]) -> None:
     json.dumps(shown)
     assert shown["result"]["content"][0] == {"type": "text", "text": '{"count": 3}'}
     assert shown["toolCallId"] == "c1" and shown["resourceUri"] == COUNTER_URI
+    ends = {chunk.tool_call.id: chunk.tool_result for chunk in chunks if chunk.is_tool_end and chunk.tool_call}
+    assert ends["c1"] is not None and ends["c1"].ui is not None  # the result carries the interface's reference
+    assert ends["c1"].ui.resource_uri == COUNTER_URI and view.result is ends["c1"]
+    assert ends["c2"] is not None and ends["c2"].ui is None  # a tool without an interface: none
 
 
 def test_stream_emits_one_app_chunk_after_tool_end(apps_client: Callable[..., ml.Client], llm: ScriptedLLM) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent
 
+from mcp_litellm._client.primitives.tool_ui import ToolUI
 from mcp_litellm._core.clean_text import clean_result
 from mcp_litellm._core.content import block_text, is_media, join_text, media_note, media_part, media_parts
 from mcp_litellm._core.schema import provider_family
@@ -25,6 +26,8 @@ class ToolResult:
         structured: the structured content (validated against the tool's output schema), or ``None``.
         is_error: True when the tool reported an error (or the call was denied / failed).
         tool_name: the server's name of the tool that ran.
+        ui: the tool's interface (MCP Apps) when it has one: a host renders ``ui.resource_uri`` with this
+            result (:meth:`Client.read_ui <mcp_litellm.Client.read_ui>` reads it); ``None`` otherwise.
     """
 
     content: list[ContentBlock]
@@ -32,12 +35,15 @@ class ToolResult:
     is_error: bool = False
     tool_name: str = ""
     truncated_chars: int = 0
+    ui: ToolUI | None = None
 
     @classmethod
-    def from_sdk(cls, result: CallToolResult, tool_name: str, *, max_chars: int | None = None) -> ToolResult:
-        """Build from the SDK's ``CallToolResult``, cutting text beyond ``max_chars``."""
+    def from_sdk(cls, result: CallToolResult, tool_name: str, *, max_chars: int | None = None,
+                 ui: ToolUI | None = None) -> ToolResult:
+        """Build from the SDK's ``CallToolResult``, cutting text beyond ``max_chars``; ``ui``: the tool's
+        interface, if it has one."""
         made = cls(content=list(result.content), structured=result.structured_content,
-                   is_error=bool(result.is_error), tool_name=tool_name)
+                   is_error=bool(result.is_error), tool_name=tool_name, ui=ui)
         if max_chars is not None:
             made._truncate(max_chars)
         return made
