@@ -101,10 +101,13 @@ class AppBridge:
             raise _Refused(INVALID_REQUEST, "the request is not JSON") from None
         if size > self.max_request_bytes:
             raise _Refused(INVALID_REQUEST, f"the request is {size} bytes; the limit is {self.max_request_bytes}")
-        server = view.server if isinstance(view, AppView) else view.get("server")
-        if not isinstance(server, str):
-            raise _Refused(INVALID_PARAMS, "the app's view names no server")
+        if "id" not in request or isinstance(request.get("id"), (bool, dict, list)):
+            raise _Refused(INVALID_REQUEST, "a request needs an id (a string or a number); the host answers no "
+                                            "notifications")
         method = request.get("method")
+        if not isinstance(method, str):
+            raise _Refused(INVALID_REQUEST, "a request needs a method (a string)")
+        server = self._server_of(view)
         params = request.get("params") or {}
         if not isinstance(params, Mapping):
             raise _Refused(INVALID_PARAMS, "params must be an object")
@@ -121,6 +124,27 @@ class AppBridge:
         if method == "ui/message":
             return self._message(params)
         raise _Refused(METHOD_NOT_FOUND, f"method {method!r} is not answered by the host")
+
+    def _server_of(self, view: object) -> str:
+        """The server of the app ``view`` stands for; with a chat, only a view of one of its own calls
+        (:attr:`Chat.app_views <mcp_litellm.Chat.app_views>`) counts, so a page cannot name another server."""
+        call_id: object
+        server: object
+        if isinstance(view, AppView):
+            call_id, server = view.tool_call_id, view.server
+        elif isinstance(view, Mapping):
+            call_id, server = view.get("toolCallId"), view.get("server")
+        else:
+            raise _Refused(INVALID_PARAMS, f"the app's view is an AppView or its to_dict(), not {type(view).__name__}")
+        if not isinstance(server, str):
+            raise _Refused(INVALID_PARAMS, "the app's view names no server")
+        known = getattr(self.source, "app_views", None)
+        if isinstance(known, Mapping):
+            shown = known.get(call_id) if isinstance(call_id, str) else None
+            if not isinstance(shown, AppView) or shown.server != server:
+                raise _Refused(INVALID_PARAMS, f"no app of this chat has tool call id {call_id!r} on server "
+                                               f"{server!r}: send the view the chat gave (chunk.app.to_dict())")
+        return server
 
     async def _call_tool(self, server: str, params: Mapping[str, object]) -> dict[str, object]:
         name, arguments = params.get("name"), params.get("arguments") or {}

@@ -52,8 +52,10 @@ class AppView:
 def app_view(tool: object, call_id: str, arguments: str | Mapping[str, object] | None,
              result: ToolResult) -> AppView | None:
     """The :class:`AppView` of a call of ``tool`` (``arguments``: as the model sent them); ``None`` when the
-    tool has no interface."""
+    tool has no interface, or its client was made without ``apps=True``."""
     if not isinstance(tool, Tool) or tool.ui is None or not tool.ui.resource_uri:
+        return None
+    if getattr(tool.client, "apps", False) is not True:  # a client that did not ask for apps shows none
         return None
     if isinstance(arguments, str):
         try:

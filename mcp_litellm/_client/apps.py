@@ -68,6 +68,10 @@ class AppResource:
                 "prefersBorder": self.prefers_border, "domain": self.domain}
 
 
+MAX_APP_HTML_CHARS = 10_000_000
+"""The largest interface :meth:`Client.read_ui` accepts (an app bundled into one file is rarely past 3 MB)."""
+
+
 def app_resource(server: str, uri: str, result: ReadResourceResult, listed_meta: object = None) -> AppResource:
     """The :class:`AppResource` in a ``resources/read`` result; :class:`AppResourceError` if it is no app."""
     for content in result.contents:
@@ -80,6 +84,9 @@ def app_resource(server: str, uri: str, result: ReadResourceResult, listed_meta:
         text = getattr(content, "text", None)
         if not isinstance(text, str):
             raise AppResourceError(f"resource {uri!r} of server {server!r} is not text; an MCP App is HTML")
+        if len(text) > MAX_APP_HTML_CHARS:
+            raise AppResourceError(f"resource {uri!r} of server {server!r} is {len(text):,} characters of HTML; "
+                                   f"the largest interface read is {MAX_APP_HTML_CHARS:,}: refused")
         ui = {**_mapping(_mapping(listed_meta).get("ui")), **_mapping(_mapping(content.meta).get("ui"))}
         border, domain = ui.get("prefersBorder"), ui.get("domain")
         return AppResource(uri=uri, html=text, mime_type=APP_MIME_TYPE, server=server,

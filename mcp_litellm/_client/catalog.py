@@ -118,6 +118,8 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     """Tools, resources, templates, prompts and notifications of a server."""
 
     tool_filter: ToolFilter | None = None
+    apps: bool = False
+    """Whether the client advertises MCP Apps (set by ``Client``)."""
     """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
     _tool_pins: ToolPins | None = None
     """The pins of a client with ``tool_pins`` (a component with its store and server name), else None."""
@@ -345,7 +347,8 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                 raise
             return ToolResult.error(f"Error: the tool's result did not match its output schema: {exc}",
                                     tool.mcp_name)
-        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars, ui=tool.ui)
+        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars,
+                                   ui=tool.ui if self.apps else None)
 
     async def _complete_url_elicitations(self, error: ServerError) -> None:
         """A server answered -32042 (URL elicitation required, 2025-11-25): hand each URL request to the

@@ -89,7 +89,8 @@ class TasksMixin(ClientCore):
         made = await connection.request("tools/call", call, deadline)
         if isinstance(made, CallToolResult):  # the server ran the call at once
             return Task(self, tool.mcp_name, TaskState(task_id="", status="completed"),
-                              ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars, ui=tool.ui))
+                              ToolResult.from_sdk(made, tool.mcp_name, max_chars=self.max_result_chars,
+                                                 ui=tool.ui if getattr(self, "apps", False) else None))
         return Task(self, tool.mcp_name, made)
 
     def start_task(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,

@@ -206,15 +206,21 @@ class ToolChangedError(MCPLiteLLMError):
         server: the server's name.
         tool: the tool's name on the server.
         changes: what changed: ``"new tool"``, or some of ``"description"``, ``"input schema"``,
-            ``"output schema"``, ``"annotations"``.
+            ``"output schema"``, ``"annotations"``; ``("interface",)`` for an MCP App's interface (``tool``
+            is then its ``ui://`` URI; accept it with ``client.pin_ui(tool)``).
     """
 
     def __init__(self, server: str, tool: str, changes: tuple[str, ...]) -> None:
         what = ("it is new (not there when the server was pinned)" if changes == ("new tool",) else
                 f"its {', '.join(changes)} changed since it was pinned")
-        super().__init__(f"tool {tool!r} of server {server!r} is withheld: {what}; review it with 'mcp-litellm pins', "
-                         f"then accept it with client.pin_tools([{tool!r}]) or "
-                         f"'mcp-litellm pins --accept {server} {tool}'")
+        if changes == ("interface",):  # an MCP App's ui:// resource, pinned when first read
+            message = (f"interface {tool!r} of server {server!r} is withheld: its HTML or hints changed since it "
+                       "was pinned; review it, then accept it with client.pin_ui(tool) for a tool that shows it")
+        else:
+            message = (f"tool {tool!r} of server {server!r} is withheld: {what}; review it with 'mcp-litellm pins', "
+                       f"then accept it with client.pin_tools([{tool!r}]) or "
+                       f"'mcp-litellm pins --accept {server} {tool}'")
+        super().__init__(message)
         self.server = server
         self.tool = tool
         self.changes = changes

@@ -19,9 +19,17 @@ def _request(method: str, params: dict[str, Any] | None = None, id: int = 7) -> 
     return {"jsonrpc": "2.0", "id": id, "method": method, **({"params": params} if params is not None else {})}
 
 
+def _chat_with_view(*clients: ml.Client) -> ml.Chat:
+    """A chat whose turn showed the counter app (call c1), as a streamed turn leaves ``chat.app_views``."""
+    chat = new_chat().with_tools(*clients)
+    chat.app_views["c1"] = ml.AppView(tool_call_id="c1", server="apps", tool="show_counter",
+                                      resource_uri=COUNTER_URI)
+    return chat
+
+
 @pytest.fixture
 def bridge(apps_client: Callable[..., ml.Client]) -> ml.AppBridge:
-    return ml.AppBridge(new_chat().with_tools(apps_client("stdio")))
+    return ml.AppBridge(_chat_with_view(apps_client("stdio")))
 
 
 def test_tools_call_of_an_app_only_tool(bridge: ml.AppBridge) -> None:
@@ -63,7 +71,7 @@ def test_tools_call_of_a_model_only_tool_is_refused_and_never_runs(tmp_path: Any
 def test_tools_call_of_another_servers_tool_is_refused(apps_client: Callable[..., ml.Client]) -> None:
     other = ml.client("other", "memory", {"server": _other_server()})
     try:
-        chat = new_chat().with_tools(apps_client("stdio"), other)
+        chat = _chat_with_view(apps_client("stdio"), other)
         answer = ml.AppBridge(chat).handle(VIEW, _request("tools/call", {"name": "other_tool", "arguments": {}}))
     finally:
         other.stop()
@@ -85,10 +93,38 @@ def _other_server() -> Any:
     return server
 
 
-def test_unknown_server_is_refused(bridge: ml.AppBridge) -> None:
-    answer = bridge.handle({**VIEW, "server": "nope"}, _request("tools/call", {"name": "increment",
-                                                                              "arguments": {"value": 1}}))
+def test_unknown_server_is_refused(apps_client: Callable[..., ml.Client]) -> None:
+    answer = ml.AppBridge(apps_client("stdio")).handle({**VIEW, "server": "nope"}, _request(
+        "tools/call", {"name": "increment", "arguments": {"value": 1}}))
     assert answer["error"]["code"] == -32602 and "no server 'nope'" in answer["error"]["message"]
+
+
+def test_a_chat_answers_only_the_views_it_gave(apps_client: Callable[..., ml.Client]) -> None:
+    other = ml.client("other", "memory", {"server": _other_server()})
+    try:
+        bridge = ml.AppBridge(_chat_with_view(apps_client("stdio"), other))
+        for forged in ({**VIEW, "server": "other"}, {**VIEW, "toolCallId": "c9"}, {"server": "apps"}):
+            answer = bridge.handle(forged, _request("tools/call", {"name": "other_tool", "arguments": {}}))
+            assert answer["error"]["code"] == -32602, forged
+            assert "no app of this chat has tool call id" in answer["error"]["message"]
+    finally:
+        other.stop()
+    assert _other_server.ran == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("view", "request_", "code", "says"), [
+    (None, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, -32602, "not NoneType"),
+    ([VIEW], {"jsonrpc": "2.0", "id": 1, "method": "ping"}, -32602, "not list"),
+    (VIEW, {"jsonrpc": "2.0", "method": "ping"}, -32600, "needs an id"),
+    (VIEW, {"jsonrpc": "2.0", "id": 1}, -32600, "needs a method"),
+    (VIEW, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": [1]}, -32602, "params must be an object"),
+    (VIEW, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "increment", "arguments": [1]}},
+     -32602, "arguments object"),
+])
+def test_malformed_requests_get_an_error_never_an_exception(bridge: ml.AppBridge, view: Any, request_: Any,
+                                                            code: int, says: str) -> None:
+    answer = bridge.handle(view, request_)
+    assert answer["error"]["code"] == code and says in answer["error"]["message"], answer
 
 
 def test_resources_read_of_the_same_server(bridge: ml.AppBridge) -> None:
@@ -98,7 +134,7 @@ def test_resources_read_of_the_same_server(bridge: ml.AppBridge) -> None:
 
 
 def test_ui_message_joins_the_chat(apps_client: Callable[..., ml.Client]) -> None:
-    chat = new_chat().with_tools(apps_client("stdio"))
+    chat = _chat_with_view(apps_client("stdio"))
     answer = ml.AppBridge(chat).handle(VIEW, _request("ui/message", {"role": "user",
                                                                      "content": [{"type": "text", "text": "Count 5"}]}))
     assert answer == {"jsonrpc": "2.0", "id": 7, "result": {}}
@@ -106,7 +142,7 @@ def test_ui_message_joins_the_chat(apps_client: Callable[..., ml.Client]) -> Non
 
 
 def test_huge_ui_message_is_refused(apps_client: Callable[..., ml.Client]) -> None:
-    chat = new_chat().with_tools(apps_client("stdio"))
+    chat = _chat_with_view(apps_client("stdio"))
     bridge = ml.AppBridge(chat, max_request_bytes=10_000)
     answer = bridge.handle(VIEW, _request("ui/message", {"role": "user",
                                                          "content": [{"type": "text", "text": "x" * 20_000}]}))

@@ -49,10 +49,12 @@ class ToolUI:
         ui = _mapping(meta.get("ui"))
         uri = ui.get("resourceUri", meta.get("ui/resourceUri"))
         visibility = ui.get("visibility")
-        if isinstance(visibility, (list, tuple)):
-            shown = tuple(item for item in VISIBILITIES if item in visibility)
-        else:
+        shown: tuple[str, ...]
+        if visibility is None:
             shown = VISIBILITIES
+        else:  # a single string counts as a one-item list; anything else malformed shows the tool to no one
+            given = (visibility,) if isinstance(visibility, str) else visibility
+            shown = tuple(item for item in VISIBILITIES if item in given) if isinstance(given, (list, tuple)) else ()
         if not isinstance(uri, str) or not uri:
             if shown == VISIBILITIES:
                 return None
