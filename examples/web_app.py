@@ -83,8 +83,8 @@ async def host_script() -> FileResponse:
 
 @app.get("/tools")
 async def tools(request: Request) -> list[str]:
-    """The names of the tools the model may use."""
-    return [tool.name for tool in await request.app.state.clients.atools()]
+    """The names of the tools the model may use (not those an app alone may call)."""
+    return [tool.name for tool in await request.app.state.clients.atools() if tool.ui is None or tool.ui.model_visible]
 
 
 @app.post("/chat")

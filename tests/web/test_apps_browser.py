@@ -215,3 +215,5 @@ def test_the_backend_routes_without_a_browser(web_app):
         assert http.post("/apps/rpc", json={"app": view, "request": unknown}).json()["error"]["code"] == -32601
         assert http.get("/mcp_apps_host.js").headers["content-type"].startswith("text/javascript")
         assert "McpAppHost" in http.get("/").text
+        names = http.get("/tools").json()
+        assert "show_counter" in names and "increment" not in names  # the model's tools, not the app's alone
