@@ -107,7 +107,7 @@ class ClientGroup:
             if server_config is not None:
                 self.configs[client.name] = server_config
             elif (pins := client_options.get("tool_pins")) is not None and client._tool_pins is None:
-                client._use_tool_pins(pins)
+                client._tools.use_pins(pins)
         self._prefixes = distinct_prefixes(list(self._clients))
         self._tool_set = GroupTools(self)
 
