@@ -8,8 +8,9 @@ from mcp_litellm._chat.code_mode import CodeMode
 from mcp_litellm._chat.hooks import MessageContext, ToolContext
 from mcp_litellm._chat.message import Chunk, Message, ToolCall, Usage
 from mcp_litellm._client.apps import AppResource, AppResourceError, ToolUI
-from mcp_litellm._client.client import Client, use_running_loop
+from mcp_litellm._client.client import Client
 from mcp_litellm._client.features import install_features as _install_features
+from mcp_litellm._client.live import use_running_loop
 from mcp_litellm._client.make_client import client
 from mcp_litellm._client.pins import FilePinStore, PinStore
 from mcp_litellm._client.primitives.progress import ProgressUpdate

@@ -2,14 +2,15 @@
 
 ``ToolUI`` is what a tool's ``_meta.ui`` says (its ``ui://`` resource, who may see the tool, CSP and
 permission hints); ``AppResource`` is that resource as read (its HTML and hints); ``UIExtension``
-advertises the extension in the client capabilities; ``AppsMixin`` gives a client ``read_ui``/``aread_ui``.
+advertises the extension in the client capabilities; ``Interfaces`` reads, keeps and pins them for a client
+(``client.read_ui``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +18,10 @@ from mcp.client.extension import ClientExtension
 
 from mcp_litellm._client.pins import ToolPins, digest
 from mcp_litellm._client.primitives.tool_ui import APP_MIME_TYPE, UI_EXTENSION, ToolUI, _mapping, model_visible
-from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._core.documents import JSONValue
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, ToolChangedError
 
 if TYPE_CHECKING:
-    import asyncio
-
     from mcp_types import ReadResourceResult
 
     from mcp_litellm._client.listing import CatalogCache
@@ -113,88 +111,81 @@ def interface_pin(app: AppResource) -> dict[str, JSONValue]:
     return {"digest": digest({"uri": app.uri, "html": app.html, "domain": app.domain, **hints})}
 
 
-class AppsMixin:
-    """``read_ui``/``aread_ui`` and ``pin_ui``/``apin_ui`` of :class:`mcp_litellm.Client`."""
+class Interfaces:
+    """The interfaces (MCP Apps) of one client's tools: read from the server, kept with the tools listing they
+    were read under (and their ``ttlMs``), and pinned with the client's ``tool_pins``.
 
-    name: str
-    _tool_pins: ToolPins | None
-    _catalog_cache: CatalogCache
+    Built with what it needs: the server's name, the catalog's tool lookup (``find``), the resources' read
+    (``read``), the catalog cache (whose tools listing scopes what is kept), and the client's pins (``pins``,
+    read at each use: a group may set them after the client was made).
+    """
 
-    if TYPE_CHECKING:  # the client's own
-        def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
-        async def _find_tool(self, name: str, refresh: bool) -> Tool: ...
-        async def _read(self, uri: str, refresh: bool) -> ReadResourceResult: ...
+    def __init__(self, name: str, *, find: Callable[[str, bool], Awaitable[Tool]],
+                 read: Callable[[str, bool], Awaitable[ReadResourceResult]], cache: CatalogCache,
+                 pins: Callable[[], ToolPins | None]) -> None:
+        self._name = name
+        self._find = find
+        self._read = read
+        self._cache = cache
+        self._pins = pins
+        self._kept: dict[str, tuple[object, float | None, AppResource]] = {}
+        """Interfaces read, by URI: the tools listing they were read under, when their ttlMs ends, the resource."""
 
-    async def _read_ui(self, tool: str | Tool) -> AppResource:
+    async def _tool(self, tool: str | Tool) -> Tool:
         if isinstance(tool, str):
-            found = await self._find_tool(tool, False)
-        elif hasattr(tool, "mcp_name") and hasattr(tool, "ui"):  # a Tool (not imported here: tool.py imports this)
-            found = tool
-        else:
-            raise ConfigError(f"read_ui() takes a tool or a tool name, got {type(tool).__name__}")
-        uri = checked_ui_uri(found, self.name)
-        # interfaces read, by URI: with the tools listing they were read under and when their ttlMs ends
-        cache: dict[str, tuple[object, float | None, AppResource]] = self.__dict__.setdefault("_ui_cache", {})
-        listing = self._catalog_cache.tools.items  # a new listing (refresh, list_changed, ttlMs, reconnect) reads anew
-        cached = cache.get(uri)
-        if cached is not None and cached[0] is listing and (cached[1] is None or time.monotonic() < cached[1]):
-            return cached[2]
+            return await self._find(tool, False)
+        if hasattr(tool, "mcp_name") and hasattr(tool, "ui"):  # a Tool (not imported here: tool.py imports this)
+            return tool
+        raise ConfigError(f"read_ui() takes a tool or a tool name, got {type(tool).__name__}")
+
+    async def read_ui(self, tool: str | Tool) -> AppResource:
+        """The interface of ``tool`` (see :meth:`mcp_litellm.Client.read_ui`)."""
+        found = await self._tool(tool)
+        uri = checked_ui_uri(found, self._name)
+        listing = self._cache.tools.items  # a new listing (refresh, list_changed, ttlMs, reconnect) reads anew
+        kept = self._kept.get(uri)
+        if kept is not None and kept[0] is listing and (kept[1] is None or time.monotonic() < kept[1]):
+            return kept[2]
         try:
             result = await self._read(uri, True)
         except ServerError as error:
-            raise AppResourceError(f"server {self.name!r} could not read {uri!r}, the interface of tool "
+            raise AppResourceError(f"server {self._name!r} could not read {uri!r}, the interface of tool "
                                    f"{found.mcp_name!r}: {error}") from error
-        app = app_resource(self.name, uri, result)
-        await self._check_interface_pin(app)
+        app = app_resource(self._name, uri, result)
+        await self._check_pin(app)
         ttl = result.ttl_ms if "ttl_ms" in result.model_fields_set else None
-        cache[uri] = (listing, None if ttl is None else time.monotonic() + ttl / 1000, app)
+        self._kept[uri] = (listing, None if ttl is None else time.monotonic() + ttl / 1000, app)
         return app
 
-    async def _check_interface_pin(self, app: AppResource) -> None:
+    async def _check_pin(self, app: AppResource) -> None:
         """With ``tool_pins``: the first read of an interface pins it; a later one that differs is withheld
         (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_ui` accepts it."""
-        pins = self._tool_pins
+        pins = self._pins()
         if pins is None:
             return
-        stored = await pins.store.load(self.name) or {}
+        stored = await pins.store.load(self._name) or {}
         pin, now = stored.get(app.uri), interface_pin(app)
         if pin is None:
             stored[app.uri] = now
-            await pins.store.save(self.name, stored)
+            await pins.store.save(self._name, stored)
         elif pin.get("digest") != now["digest"]:
-            raise ToolChangedError(self.name, app.uri, ("interface",))
+            raise ToolChangedError(self._name, app.uri, ("interface",))
 
-    async def _pin_ui(self, tool: str | Tool) -> AppResource:
-        pins = self._tool_pins
+    async def pin_ui(self, tool: str | Tool) -> AppResource:
+        """Accept the current interface of ``tool`` (see :meth:`mcp_litellm.Client.pin_ui`)."""
+        pins = self._pins()
         if pins is None:
-            raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin interfaces")
-        found = await self._find_tool(tool, False) if isinstance(tool, str) else tool
-        uri = checked_ui_uri(found, self.name)
-        app = app_resource(self.name, uri, await self._read(uri, True))
-        stored = await pins.store.load(self.name) or {}
+            raise ConfigError(f"client {self._name!r} has no tool_pins: create it with tool_pins=PATH to pin "
+                              "interfaces")
+        found = await self._tool(tool)
+        uri = checked_ui_uri(found, self._name)
+        app = app_resource(self._name, uri, await self._read(uri, True))
+        stored = await pins.store.load(self._name) or {}
         stored[uri] = interface_pin(app)
-        await pins.store.save(self.name, stored)
+        await pins.store.save(self._name, stored)
+        self._kept.pop(uri, None)
         return app
 
-    def pin_ui(self, tool: str | Tool) -> AppResource:
-        """Accept the current interface of ``tool`` (with ``tool_pins``): an interface that changed after it
-        was pinned is withheld from :meth:`read_ui` until this accepts it. Returns it."""
-        return run_sync(self._pin_ui(tool), home=self._session_loop())
 
-    async def apin_ui(self, tool: str | Tool) -> AppResource:
-        """Async twin of :meth:`pin_ui`."""
-        return await run_async(self._pin_ui(tool), home=self._session_loop())
-
-    def read_ui(self, tool: str | Tool) -> AppResource:
-        """The interface of ``tool`` (a :class:`Tool` or a tool name): its ``ui://`` resource as an
-        :class:`AppResource`, cached like the server's resources. :class:`AppResourceError` when the tool
-        has no interface, or it is not a ``ui://`` resource of MIME type ``text/html;profile=mcp-app``."""
-        return run_sync(self._read_ui(tool), home=self._session_loop())
-
-    async def aread_ui(self, tool: str | Tool) -> AppResource:
-        """Async twin of :meth:`read_ui`."""
-        return await run_async(self._read_ui(tool), home=self._session_loop())
-
-
-__all__ = ["APP_MIME_TYPE", "UI_EXTENSION", "AppResource", "AppResourceError", "AppsMixin", "ToolUI",
+__all__ = ["APP_MIME_TYPE", "UI_EXTENSION", "AppResource", "AppResourceError", "Interfaces", "ToolUI",
            "UIExtension", "app_resource", "checked_ui_uri", "model_visible"]

@@ -1,49 +1,45 @@
-"""What a server offers: tools (listing and calling), plus resources, prompts and notifications.
+"""``ToolCatalog``: a server's tools, listed, found, pinned, filtered and called.
 
-``CatalogMixin`` is part of :class:`mcp_litellm.Client`; like every mixin it is a ``ClientCore``
-(``core``), which types the connection (``_connected``), timeouts (``_timeout``) and the approval hook
-that ``Client`` implements. Resources and templates live in ``resources``, prompts and completion in
-``prompts``, tasks in ``tasks``, notification handling in ``notifications``; the cached listings
-(``cached_lists.Listings``) and the tool pins (``pins.ToolPins``) are components it uses; this class puts them
-together.
+One of the components :class:`mcp_litellm.Client` holds, beside ``Resources`` (``resources``), ``Prompts``
+(``prompts``), ``Tasks`` (``tasks``) and ``Notifications`` (``notifications``); it uses the cached listings
+(``cached_lists.Listings``) and the tool pins (``pins.ToolPins``), and is built with each dependency named.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol
 
 from mcp_types import INVALID_REQUEST, URL_ELICITATION_REQUIRED, CallToolResult, ElicitRequestURLParams
 from mcp_types import Tool as SdkTool
 
-from mcp_litellm._client.apps import AppsMixin, ToolUI
-from mcp_litellm._client.listing import MAX_PAGES, paginate
-from mcp_litellm._client.notifications import NotificationsMixin
+from mcp_litellm._client.cached_lists import Listings
+from mcp_litellm._client.features import ClientFeatures
+from mcp_litellm._client.listing import MAX_PAGES, CatalogCache, paginate
+from mcp_litellm._client.notifications import Notifications
 from mcp_litellm._client.pins import ToolPins, pin_store
 from mcp_litellm._client.primitives.progress import ProgressDelivery, ProgressHandler, Shape, handler_shape
-from mcp_litellm._client.primitives.tool import Tool, ToolResult, _with_spec_defaults
+from mcp_litellm._client.primitives.tool import Tool, ToolOwner, ToolResult, _with_spec_defaults
+from mcp_litellm._client.primitives.tool_ui import ToolUI
 from mcp_litellm._client.primitives.toolset import CallContext
-from mcp_litellm._client.prompts import PromptsMixin
-from mcp_litellm._client.resources import ResourcesMixin
 from mcp_litellm._client.retry import call_retrying
 from mcp_litellm._client.session import task_protocol as _tasks
 from mcp_litellm._client.session.deadline import Deadline, check_max_total_timeout
-from mcp_litellm._client.session.loop import run_async, run_sync
-from mcp_litellm._client.tasks import TasksMixin, runs_as_task, status_as_progress, task_support
+from mcp_litellm._client.session.owner import SessionOwner
+from mcp_litellm._client.session.task_protocol import TasksExtension
+from mcp_litellm._client.tasks import Approve, runs_as_task, status_as_progress, task_support
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
-from mcp_litellm._core.deprecation import keyword_only
 from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
 from mcp_litellm._core.sdk_compat import feature_off, is_output_schema_error
 
 logger = logging.getLogger("mcp_litellm")
-T = TypeVar("T")
 
-__all__ = ["MAX_PAGES", "CatalogMixin", "ToolFilter", "paginate"]
+__all__ = ["MAX_PAGES", "CatalogOwner", "ToolCatalog", "ToolFilter", "paginate"]
 
 
 @dataclass(frozen=True)
@@ -114,53 +110,86 @@ def _tool_keys(tool: Tool) -> tuple[str, str]:
     return tool.name, tool.mcp_name
 
 
-class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin, AppsMixin):
-    """Tools, resources, templates, prompts and notifications of a server."""
+class CatalogOwner(ToolOwner, Protocol):
+    """What the tool catalog reads of its client: the name and settings its tools and calls follow (read at each
+    use, as a program may set them on the client), and the client its :class:`Tool` objects belong to."""
 
-    tool_filter: ToolFilter | None = None
-    apps: bool = False
-    """Whether the client advertises MCP Apps (set by ``Client``)."""
-    """Which tools the client offers (set by ``ServerConfig.client`` from a config's tool lists)."""
-    _tool_pins: ToolPins | None = None
-    """The pins of a client with ``tool_pins`` (a component with its store and server name), else None."""
+    @property
+    def max_result_chars(self) -> int | None: ...
+    @property
+    def retry_idempotent(self) -> bool: ...
+    @property
+    def reset_timeout_on_progress(self) -> bool: ...
+    @property
+    def max_total_timeout(self) -> float | None: ...
+    @property
+    def transport_type(self) -> str: ...
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+    @property
+    def apps(self) -> bool: ...
+
+
+class ToolCatalog:
+    """The tools of one client's server (see the module's docstring).
+
+    Built with what it needs: the client (``owner``: its settings, and what its tools belong to), the session's
+    owner, the cached listings and catalog cache, the notifications (progress handlers, request ``_meta``), the
+    approval of a call and the URL elicitations (the client features), the tasks extension that finishes the tasks
+    a 2026-07-28 server makes of plain calls, and the client's ``timeout`` rule.
+    """
+
+    def __init__(self, owner: CatalogOwner, session: SessionOwner, *, listings: Listings, cache: CatalogCache,
+                 notifications: Notifications, approve: Approve, features: ClientFeatures, task_claims: TasksExtension,
+                 timeout: Callable[[float | None], float]) -> None:
+        self._owner = owner
+        self._session = session
+        self._listings = listings
+        self._cache = cache
+        self._notifications = notifications
+        self._approve = approve
+        self._features = features
+        self._task_claims = task_claims
+        self._timeout = timeout
+        self.filter: ToolFilter | None = None
+        """Which tools the client offers (``client.tool_filter``, set by ``ServerConfig.client``)."""
+        self.pins: ToolPins | None = None
+        """The pins of a client with ``tool_pins`` (a component with its store and server name), else None."""
+
+    @property
+    def name(self) -> str:
+        return self._owner.name
+
+    @property
+    def _prefix(self) -> str | None:
+        return self._owner.name if self._owner.with_prefix else None
 
     # -- pins ------------------------------------------------------------------------------------
 
-    def _use_tool_pins(self, tool_pins: object) -> None:
+    def use_pins(self, tool_pins: object) -> None:
         """Set the pin store (a path, a Redis URL, a :class:`~mcp_litellm.PinStore` or ``None``)."""
         store = pin_store(tool_pins)
-        self._tool_pins = ToolPins(store, self.name) if store is not None else None
+        self.pins = ToolPins(store, self.name) if store is not None else None
 
-    def _raise_if_withheld(self, name: str, *also: str) -> None:
+    def raise_if_withheld(self, name: str, *also: str) -> None:
         """``ToolChangedError`` when ``name`` (or one of ``also``'s prefixed forms) is a withheld tool."""
-        if self._tool_pins is not None:
-            self._tool_pins.raise_if_withheld(name, self.name if self.with_prefix else None, *also)
+        if self.pins is not None:
+            self.pins.raise_if_withheld(name, self._prefix, *also)
 
-    async def _pin_tools(self, names: Iterable[str] | str | None) -> list[str]:
-        pins = self._tool_pins
+    async def pin(self, names: Iterable[str] | str | None) -> list[str]:
+        pins = self.pins
         if pins is None:
             raise ConfigError(f"client {self.name!r} has no tool_pins: create it with tool_pins=PATH to pin its tools")
-        await self._list_tools(True)  # the current definitions, as the server lists them now
-        accepted = await pins.accept(pins.chosen(names, self.name if self.with_prefix else None))
+        await self.list_tools(True)  # the current definitions, as the server lists them now
+        accepted = await pins.accept(pins.chosen(names, self._prefix))
         self._listings.invalidate("tools")
         for name in accepted:
             logger.info("server %r: tool %r pinned as the server defines it now", self.name, name)
         return accepted
 
-    def pin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
-        """Accept the server's current tool definitions as trusted (``tool_pins``): withheld tools become
-        available again. ``names`` limits it to those tools (the server's names or LiteLLM names);
-        ``None`` pins every current tool (and forgets pins of tools the server no longer has).
-        Returns the server names of the tools pinned. ``ConfigError`` without ``tool_pins``."""
-        return run_sync(self._pin_tools(names), home=self._session_loop())
-
-    async def apin_tools(self, names: Iterable[str] | str | None = None) -> list[str]:
-        """Async twin of :meth:`pin_tools`."""
-        return await run_async(self._pin_tools(names), home=self._session_loop())
-
     # -- tools -----------------------------------------------------------------------------------
 
-    async def _list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
+    async def list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
         return await self._listings.fetch("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools, deadline=deadline)
 
@@ -171,9 +200,9 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
         Every fresh tools listing passes here, once, before it is cached (see ``Listings.fetch``):
         the one place to hook what a new listing brings. ``listed``: the tools as the server sent them."""
         tools = _distinct_tool_names(tools)
-        if self._tool_pins is not None:
-            tools = await self._tool_pins.withhold(tools, listed)
-        return tools if self.tool_filter is None else self.tool_filter.apply(tools)
+        if self.pins is not None:
+            tools = await self.pins.withhold(tools, listed)
+        return tools if self.filter is None else self.filter.apply(tools)
 
     def _make_tool(self, sdk_tool: Any) -> Tool:
         shown = clean_fields(self.name, "tool", sdk_tool.name, description=sdk_tool.description or "",
@@ -181,37 +210,26 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                              input_schema=dict(sdk_tool.input_schema or {}),
                              output_schema=dict(sdk_tool.output_schema) if sdk_tool.output_schema else None)
         return Tool(
-            name=safe_tool_name(sdk_tool.name, self.name if self.with_prefix else None),
+            name=safe_tool_name(sdk_tool.name, self._prefix),
             mcp_name=sdk_tool.name,
             **shown,
             annotations=_with_spec_defaults(sdk_tool.annotations),
-            client=self,
+            client=self._owner,
             task_support=task_support(sdk_tool),
             ui=ToolUI.from_meta(sdk_tool.meta),
         )
 
-    @keyword_only("refresh")
-    def tools(self, *, refresh: bool = False) -> list[Tool]:
-        """The server's tools (fetched once, then cached until ``refresh=True``, a list_changed, or the
-        server's ``ttlMs`` runs out)."""
-        return run_sync(self._list_tools(refresh), home=self._session_loop())
-
-    @keyword_only("refresh")
-    async def atools(self, *, refresh: bool = False) -> list[Tool]:
-        """Async twin of :meth:`tools`."""
-        return await run_async(self._list_tools(refresh), home=self._session_loop())
-
-    async def _find_tool(self, name: str, refresh: bool, deadline: Deadline | None = None) -> Tool:
+    async def find(self, name: str, refresh: bool, deadline: Deadline | None = None) -> Tool:
         if not refresh:  # the common case, a call by name: the cached listing's index
-            cached: Tool | None = self._catalog_cache.tools.lookup(name, _tool_keys)
+            cached: Tool | None = self._cache.tools.lookup(name, _tool_keys)
             if cached is not None:
                 return cached
         try:
             found: Tool = await self._listings.find("tool", name, refresh,
-                                                    lambda fresh: self._list_tools(fresh, deadline), _tool_keys)
+                                                    lambda fresh: self.list_tools(fresh, deadline), _tool_keys)
         except NotFoundError as error:
-            self._raise_if_withheld(name)
-            reason = self.tool_filter.why_left_out(self.name, name) if self.tool_filter is not None else None
+            self.raise_if_withheld(name)
+            reason = self.filter.why_left_out(self.name, name) if self.filter is not None else None
             if reason is None:
                 raise
             raise NotFoundError("tool", name, error.available, message=(
@@ -219,29 +237,19 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                 f"available: {error.listing}")) from None
         return found
 
-    @keyword_only("refresh")
-    def tool(self, name: str, *, refresh: bool = False) -> Tool:
-        """The tool called ``name`` (its LiteLLM name or the server's name); ``NotFoundError`` if absent."""
-        return run_sync(self._find_tool(name, refresh), home=self._session_loop())
-
-    @keyword_only("refresh")
-    async def atool(self, name: str, *, refresh: bool = False) -> Tool:
-        """Async twin of :meth:`tool`."""
-        return await run_async(self._find_tool(name, refresh), home=self._session_loop())
-
-    async def _resolve_tool(self, name: str | Tool, parameters: Mapping[str, object] | None,
+    async def resolve(self, name: str | Tool, parameters: Mapping[str, object] | None,
                             deadline: Deadline | None = None) -> tuple[Tool, dict[str, Any]]:
         if parameters is not None and type(parameters) is not dict and not isinstance(parameters, Mapping):
             raise ConfigError(f"tool parameters must be a mapping, got {type(parameters).__name__}")
-        if isinstance(name, Tool) and name.client is self:
-            if self._tool_pins is not None:  # a Tool object kept from before a change: check the current listing
-                await self._list_tools(None, deadline)
-                self._raise_if_withheld(name.mcp_name)
+        if isinstance(name, Tool) and name.client is self._owner:
+            if self.pins is not None:  # a Tool object kept from before a change: check the current listing
+                await self.list_tools(None, deadline)
+                self.raise_if_withheld(name.mcp_name)
             return name, dict(parameters or {})  # a Tool calls itself: no lookup, so no name can stand for another
-        found = await self._find_tool(name.mcp_name if isinstance(name, Tool) else name, False, deadline)
+        found = await self.find(name.mcp_name if isinstance(name, Tool) else name, False, deadline)
         return found, dict(parameters or {})
 
-    def _execute(self, name: str | Tool, parameters: Mapping[str, object] | None,
+    def execute(self, name: str | Tool, parameters: Mapping[str, object] | None,
                  ctx: CallContext) -> Coroutine[Any, Any, ToolResult]:
         """The coroutine of one tool call made as ``ctx`` says; a plain function, so that without a tracer
         provider (the common case) a call is the one coroutine of :meth:`_call_tool` and no span is made.
@@ -255,15 +263,16 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     def _call_deadline(self, timeout: float | None, reset_timeout_on_progress: bool | None,
                        max_total_timeout: float | None) -> Deadline:
         """The deadline of a tool call starting now: the call's options, else the client's."""
-        reset = self.reset_timeout_on_progress if reset_timeout_on_progress is None else reset_timeout_on_progress
+        owner = self._owner
+        reset = owner.reset_timeout_on_progress if reset_timeout_on_progress is None else reset_timeout_on_progress
         if not isinstance(reset, bool):
             raise ConfigError(f"reset_timeout_on_progress must be True or False, got {reset!r}")
-        total = self.max_total_timeout if max_total_timeout is None else check_max_total_timeout(max_total_timeout)
+        total = owner.max_total_timeout if max_total_timeout is None else check_max_total_timeout(max_total_timeout)
         return Deadline(self._timeout(timeout), "tools/call", reset_on_progress=reset, max_total=total)
 
     async def _traced_call(self, name: str | Tool, parameters: Mapping[str, object] | None, deadline: Deadline,
                            ctx: CallContext) -> ToolResult:
-        tool, _ = await self._resolve_tool(name, parameters, deadline)
+        tool, _ = await self.resolve(name, parameters, deadline)
         with telemetry.span(f"tools/call {tool.mcp_name}", self._tool_span_attributes(tool, ctx),
                             kind="client") as span:
             result = await self._call_tool(tool, parameters, deadline, ctx)
@@ -271,10 +280,10 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                 telemetry.fail(span, "tool_error")
             return result
 
-    def _span_attributes(self) -> dict[str, object]:
+    def span_attributes(self) -> dict[str, object]:
         """The server's span attributes: its name and, while connected, the protocol version."""
         attributes: dict[str, object] = {"mcp_litellm.server": self.name}
-        connection = self._connection
+        connection = self._session.connection
         try:
             version = connection.client.protocol_version if connection is not None else None
         except MCPLiteLLMError:  # not connected (any more)
@@ -286,26 +295,26 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     def _tool_span_attributes(self, tool: Tool, ctx: CallContext) -> dict[str, object]:
         """The span attributes of a call of ``tool`` made as ``ctx`` says (MCP and GenAI semantic conventions)."""
         attributes: dict[str, object] = {"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
-                                         "gen_ai.tool.name": tool.mcp_name, **self._span_attributes()}
+                                         "gen_ai.tool.name": tool.mcp_name, **self.span_attributes()}
         if ctx.tool_call_id:
             attributes["gen_ai.tool.call.id"] = ctx.tool_call_id
-        attributes.update(telemetry.transport_attributes(self.transport_type, self.config))
+        attributes.update(telemetry.transport_attributes(self._owner.transport_type, self._owner.config))
         return attributes
 
     async def _call_tool(self, name: str | Tool, parameters: Mapping[str, object] | None, deadline: Deadline,
                          ctx: CallContext) -> ToolResult:
-        tool, arguments = await self._resolve_tool(name, parameters, deadline)
-        connection = await self._connected(deadline)
+        tool, arguments = await self.resolve(name, parameters, deadline)
+        connection = await self._session.connected(deadline)
         # 2026-07-28: the server decides which calls become tasks (taskSupport is a 2025-11-25 field)
         as_task = not connection.modern and runs_as_task(tool, ctx.task, self.name)
         with deadline.paused():  # a person may be deciding: not the server's time
-            denial = await self._approve_tool_call(tool, arguments, ctx)
+            denial = await self._approve(tool, arguments, ctx)
         if denial is not None:
             telemetry.current_span().set_attribute("mcp_litellm.tool.denied", True)
             return ToolResult.error(f"Tool call was denied: {denial}", tool.mcp_name)
         progress = self._progress_callback(tool.mcp_name, ctx, deadline)
         report = status_as_progress(progress)
-        meta = self._request_meta()
+        meta = self._notifications.request_meta()
         claimed = self._task_claims
 
         async def call(client: Any) -> CallToolResult:
@@ -332,7 +341,7 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
             try:
                 result = await call_retrying(lambda left: connection.request("tools/call", send, left),
                                              deadline, tool=tool, connection=connection,
-                                             enabled=self.retry_idempotent)
+                                             enabled=self._owner.retry_idempotent)
             except ServerError as error:
                 _raise_if_capability_off(error, self.name, tool.mcp_name)
                 if error.code != URL_ELICITATION_REQUIRED:
@@ -347,8 +356,8 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
                 raise
             return ToolResult.error(f"Error: the tool's result did not match its output schema: {exc}",
                                     tool.mcp_name)
-        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self.max_result_chars,
-                                   ui=tool.ui if self.apps else None)
+        return ToolResult.from_sdk(result, tool.mcp_name, max_chars=self._owner.max_result_chars,
+                                   ui=tool.ui if self._owner.apps else None)
 
     async def _complete_url_elicitations(self, error: ServerError) -> None:
         """A server answered -32042 (URL elicitation required, 2025-11-25): hand each URL request to the
@@ -370,47 +379,8 @@ class CatalogMixin(TasksMixin, ResourcesMixin, PromptsMixin, NotificationsMixin,
     def _progress_callback(self, tool_name: str, ctx: CallContext, deadline: Deadline) -> ProgressDelivery | None:
         handlers: list[tuple[ProgressHandler, Shape]] = [
             (ctx.on_progress, handler_shape(ctx.on_progress, with_tool_name=False))] if ctx.on_progress else []
-        handlers += self._progress_handlers
+        handlers += self._notifications.progress_handlers
         if not handlers and not deadline.reset_on_progress:
             return None
         return ProgressDelivery(handlers, tool_name, self.name, code_run=ctx.code_run,
                                 on_arrival=deadline.progressed if deadline.reset_on_progress else None)
-
-    async def list_tools(self) -> list[Tool]:
-        """The server's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
-        return await self.atools()
-
-    async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None, ctx: CallContext) -> ToolResult:
-        """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface): its tool call
-        id names the call's span, its code run reaches the approval handler, its options bound the call."""
-        return await run_async(self._execute(name, arguments, ctx), home=self._session_loop())
-
-    def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
-                     timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                     task: bool | None = None, reset_timeout_on_progress: bool | None = None,
-                     max_total_timeout: float | None = None) -> ToolResult:
-        """Call tool ``name`` with ``parameters``; returns a :class:`ToolResult` (``is_error`` for tool errors).
-
-        ``name`` is the tool's LiteLLM name or the server's name for it, or a :class:`Tool` of this client.
-        A tool whose ``task_support`` is ``"required"`` (or ``"optional"`` with ``task=True``) runs as a
-        task: status messages go to ``on_progress``; a timeout or cancellation cancels the task.
-
-        ``timeout`` (default: the client's ``request_timeout``) bounds the whole call: looking the tool
-        up, a reconnect, the request and the delivery of its progress updates share it. With
-        ``reset_timeout_on_progress=True`` each progress notification from the server restarts the
-        ``timeout``, never past ``max_total_timeout`` seconds in all (``None`` for either: the client's
-        setting).
-
-        Raises ``NotFoundError`` for an unknown name, ``RequestTimeoutError``, ``TransportError`` or
-        ``ServerError`` when the call itself fails.
-        """
-        ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
-        return run_sync(self._execute(name, parameters, ctx), home=self._session_loop())
-
-    async def aexecute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
-                            timeout: float | None = None, on_progress: ProgressHandler | None = None,
-                            task: bool | None = None, reset_timeout_on_progress: bool | None = None,
-                            max_total_timeout: float | None = None) -> ToolResult:
-        """Async twin of :meth:`execute_tool`."""
-        ctx = _user_call(timeout, on_progress, task, reset_timeout_on_progress, max_total_timeout)
-        return await run_async(self._execute(name, parameters, ctx), home=self._session_loop())

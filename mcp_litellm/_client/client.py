@@ -1,35 +1,44 @@
 """``Client``: one MCP server, usable from sync and async code alike.
 
 Every public blocking method has an ``a``-prefixed async twin. Both run the same coroutine on the
-loop the client's session lives on (see ``loop.py``); no behaviour lives only in the sync path.
+loop the client's session lives on (see ``session/loop.py``); no behaviour lives only in the sync path.
+
+A client is built by composition: its session (``SessionOwner``), cached listings (``Listings``), notifications
+(``Notifications``), tool catalog (``ToolCatalog``, with the ``ToolPins``), ``Resources``, ``Prompts`` and
+``Tasks``, each given its dependencies in ``_build_components``. The public methods delegate to them and name the
+loop at the call site; the catalog and notification ones are written in ``facade.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
 import os
-import weakref
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp_types import Implementation, ServerCapabilities
 
-from mcp_litellm._client.apps import UIExtension
+from mcp_litellm._client.apps import Interfaces, UIExtension
 from mcp_litellm._client.cached_lists import Listings
-from mcp_litellm._client.catalog import CatalogMixin
+from mcp_litellm._client.catalog import ToolCatalog
+from mcp_litellm._client.facade import CatalogFacade
 from mcp_litellm._client.features import build_features
 from mcp_litellm._client.listing import CatalogCache
+from mcp_litellm._client.live import live_clients
+from mcp_litellm._client.notifications import Notifications
 from mcp_litellm._client.options import client_settings
-from mcp_litellm._client.primitives.progress import ProgressHandler, Shape
 from mcp_litellm._client.primitives.roots import Roots
+from mcp_litellm._client.prompts import Prompts
+from mcp_litellm._client.resources import Resources
 from mcp_litellm._client.session.connection import Connection
-from mcp_litellm._client.session.loop import adopt, adopted_loop, run_async, run_sync
+from mcp_litellm._client.session.deadline import Deadline
+from mcp_litellm._client.session.loop import run_async, run_sync
 from mcp_litellm._client.session.mcp_session import SessionOptions
 from mcp_litellm._client.session.owner import SessionHooks, SessionOwner
 from mcp_litellm._client.session.task_protocol import TasksExtension
+from mcp_litellm._client.tasks import Tasks
 from mcp_litellm._core.errors import ConfigError
 from mcp_litellm._core.option_checks import closest, positive_seconds
 from mcp_litellm._core.redact import forget_secrets, redact_config, shown_value
@@ -57,17 +66,14 @@ if TYPE_CHECKING:
         SamplingArg,
         SamplingHandlerArg,
     )
-    from mcp_litellm._client.primitives.tool import Tool
-    from mcp_litellm._client.primitives.toolset import CallContext
     from mcp_litellm._core.usage import Usage
 
 logger = logging.getLogger("mcp_litellm")
 
 _PROTOCOLS = ("auto", "legacy")
-_live_clients: weakref.WeakSet[Client] = weakref.WeakSet()
 
 
-class Client(CatalogMixin):
+class Client(CatalogFacade):
     """A connection to one MCP server.
 
     Args:
@@ -162,26 +168,41 @@ class Client(CatalogMixin):
         self.max_message_size = max_message_size
         self.apps = checked.apps
         self.retry_idempotent = retry_idempotent
-        self._catalog_cache = CatalogCache()
-        self._listings = Listings(name, self._catalog_cache, self._connected, lambda: self._timeout(None))
-        self._progress_handlers: list[tuple[ProgressHandler, Shape]] = []
-        self._use_tool_pins(tool_pins)
         self._transport: Transport | None = None
-        self._init_notifications()
-        if on_session_lost is not None:
-            self._register(self._session_lost_handlers, on_session_lost, "on_session_lost")
         options = given(sampling=sampling, elicitation=elicitation, roots=roots, human_in_the_loop=human_in_the_loop,
                         on_human_in_the_loop=on_human_in_the_loop)
         self._features = build_features(self, options)
         self._session = SessionOwner(name, self._session_hooks())
         """The connection on its home loop: started, stopped, caught up before each request."""
-        self._task_claims = TasksExtension()
-        """Finishes tasks a 2026-07-28 server makes of plain tool calls; each call says where their status goes."""
+        self._build_components(tool_pins)
+        if on_session_lost is not None:
+            self.on_session_lost(on_session_lost)
         if start:
             if _event_loop_running():  # connecting here would block that loop for the whole connect
                 self._session.connect_on_first_use = True
             else:
                 self.start()
+
+    def _build_components(self, tool_pins: object) -> None:
+        """The catalog side, each part given what it needs (the session's owner first of all)."""
+        session, timeout = self._session, self._timeout
+        self._catalog_cache = cache = CatalogCache()
+        self._listings = listings = Listings(self.name, cache, session.connected, lambda: timeout(None))
+        self._notifications = notifications = Notifications(session, listings=listings, cache=cache,
+                                                            features=self._features, timeout=timeout)
+        self._task_claims = TasksExtension()
+        """Finishes tasks a 2026-07-28 server makes of plain tool calls; each call says where their status goes."""
+        approve = self._features.approve_tool_call
+        self._tools = ToolCatalog(self, session, listings=listings, cache=cache, notifications=notifications,
+                                  approve=approve, features=self._features, task_claims=self._task_claims,
+                                  timeout=timeout)
+        self._tools.use_pins(tool_pins)
+        meta = notifications.request_meta
+        self._resources = Resources(self, session, listings=listings, cache=cache, meta=meta, timeout=timeout)
+        self._prompts = Prompts(self, session, listings=listings, meta=meta, timeout=timeout)
+        self._tasks = Tasks(self, session, resolve=self._tools.resolve, approve=approve, meta=meta, timeout=timeout)
+        self._interfaces = Interfaces(self.name, find=self._tools.find, read=self._resources.read, cache=cache,
+                                      pins=lambda: self._tools.pins)
 
     def _session_options(self) -> SessionOptions:
         """What the next session is built with: client features, then notifications, add callbacks."""
@@ -189,7 +210,7 @@ class Client(CatalogMixin):
         options = SessionOptions(protocol=self.protocol, client_info=info)
         options.extra["extensions"] = [self._task_claims, *([UIExtension()] if self.apps else [])]
         self._features.add_session_callbacks(options)
-        self._add_notification_callbacks(options)
+        self._notifications.add_session_callbacks(options)
         return options
 
     def _transport_object(self) -> Transport:
@@ -201,13 +222,6 @@ class Client(CatalogMixin):
             transport = make_transport(self.transport_type, self.config, options)
         self._transport = transport = transport.with_options(options)
         return transport
-
-    def _on_connected(self) -> None:
-        """Run on the background loop after a (re)connect: per-session caches start empty."""
-        self._listings.invalidate()
-
-    async def _approve_tool_call(self, tool: Tool, arguments: dict[str, Any], ctx: CallContext) -> str | None:
-        return await self._features.approve_tool_call(tool, arguments, ctx)
 
     # -- client features -----------------------------------------------------------------------------
 
@@ -295,31 +309,27 @@ class Client(CatalogMixin):
     def _session_hooks(self) -> SessionHooks:
         """What this client does at its session's edges (the owner's explicit dependencies)."""
         return SessionHooks(
-            new_connection=self._new_connection, after_connect=self._reinitialised, before_stop=self._before_stop,
-            pending_settings=lambda: self._log_level_pending, apply_pending_settings=self._apply_pending_settings,
-            missing_capabilities=self._features.missing_capabilities, opened=lambda: _live_clients.add(self),
+            new_connection=self._new_connection, after_connect=self._reinitialised,
+            before_stop=lambda: self._notifications.before_stop(),
+            pending_settings=lambda: self._notifications.log_level_pending,
+            apply_pending_settings=lambda: self._notifications.apply_pending_settings(),
+            missing_capabilities=self._features.missing_capabilities, opened=lambda: live_clients.add(self),
             closed=self._session_closed, request_timeout=lambda: self.request_timeout)
 
     def _new_connection(self) -> Connection:
         connection = Connection(self.name, self._transport_object(), self._session_options())
         connection.on_reinitialised = self._reinitialised
-        connection.on_session_lost = self._session_lost
+        connection.on_session_lost = self._notifications.session_lost
         return connection
 
     async def _reinitialised(self) -> None:
         """After a connect, and when an expired HTTP session was replaced (on the home loop)."""
-        self._on_connected()
-        await self._after_connect()  # notifications: server log level, listen stream, subscriptions
+        self._listings.invalidate()  # per-session caches start empty
+        await self._notifications.after_connect()  # server log level, listen stream, subscriptions
 
     def _session_closed(self) -> None:
-        _live_clients.discard(self)
+        live_clients.discard(self)
         forget_secrets(self._transport)  # its headers', env's and URL's secrets are no longer masked everywhere
-
-    async def _start(self) -> None:
-        await self._session.start()
-
-    async def _stop(self) -> None:
-        await self._session.stop()
 
     async def _restart(self) -> None:
         await self._session.restart()
@@ -409,7 +419,7 @@ class Client(CatalogMixin):
     # -- what the server told us -------------------------------------------------------------------
 
     def _sdk(self) -> mcp.Client:
-        return self._require_connection().client
+        return self._session.require().client
 
     @property
     def server_info(self) -> Implementation | None:
@@ -431,7 +441,22 @@ class Client(CatalogMixin):
         """The negotiated protocol version, e.g. ``"2025-11-25"`` or ``"2026-07-28"``."""
         return self._sdk().protocol_version
 
-    # -- plumbing for feature modules ---------------------------------------------------------------
+    # -- what the parts and the objects of this client ask of it ---------------------------------------
+
+    def _session_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop this client's session lives on (the ``home=`` of its work), None while it has none."""
+        return self._session.home
+
+    @property
+    def _connection(self) -> Connection | None:
+        return self._session.connection
+
+    async def _connected(self, deadline: Deadline | None = None) -> Connection:
+        """The connection, started (or restarted) first when needed (within ``deadline``, a call's)."""
+        return await self._session.connected(deadline)
+
+    def _span_attributes(self) -> dict[str, object]:
+        return self._tools.span_attributes()
 
     def _timeout(self, timeout: float | None) -> float:
         seconds = positive_seconds(timeout, "timeout", none="for the client's request_timeout", allow_inf=True)
@@ -451,48 +476,6 @@ def _event_loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def use_running_loop() -> None:
-    """Run every MCP session opened from now on on the calling coroutine's event loop, from any thread.
-
-    Clients started from async code run on their caller's loop already (the default); this makes the
-    loop the home of the sessions started from sync code too (other threads, ``start=True`` outside the
-    loop), and of groups. Call it from async code, before starting clients (``asyncio.run(main())`` with
-    this as the first line of ``main``). Until that loop closes, blocking methods work only from other
-    threads (on the loop's own thread they raise, as they would block it); afterwards the background loop
-    serves new clients again. Clients running on another loop must be stopped first (``ConfigError``).
-    """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        raise ConfigError(
-            "ml.use_running_loop() must be called from async code (inside the coroutine you pass to "
-            "asyncio.run), so there is a running loop to use"
-        ) from None
-    if adopted_loop() is loop:
-        return
-    live = sorted(c.name for c in _live_clients if c.is_alive() and c._session_loop() is not loop)
-    if live:
-        raise ConfigError(
-            f"ml.use_running_loop() was called while clients run on another event loop: {', '.join(live)}; "
-            "stop them first, or call it before starting any client"
-        )
-    if adopted_loop() is not None:
-        raise ConfigError(
-            "ml.use_running_loop() was already called from another event loop that is still open; "
-            "only one loop can own the MCP sessions at a time"
-        )
-    adopt(loop)
-
-
-@atexit.register
-def _stop_all_at_exit() -> None:
-    for live in list(_live_clients):  # one on a loop left open but idle is stopped on it (run_sync)
-        try:
-            live.stop()
-        except Exception:  # pragma: no cover - best effort at interpreter exit
-            logger.debug("stopping %r at exit failed", live, exc_info=True)
 
 
 def _unknown(option: str) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
+from mcp_litellm._client.apps import AppResource
 from mcp_litellm._client.client import Client
 from mcp_litellm._client.options import GroupClientOptions, check_option_names
 from mcp_litellm._client.primitives.toolset import CallContext
@@ -32,7 +33,6 @@ from mcp_litellm._core.errors import (
 from mcp_litellm._core.naming import distinct_prefixes
 from mcp_litellm._core.redact import redact_chain, shown_value
 from mcp_litellm._servers.config_file import ServerConfig, select_configs
-from mcp_litellm._servers.group_apps import GroupAppsMixin
 from mcp_litellm._servers.group_start import as_library_error, start_all, start_failure
 from mcp_litellm._servers.group_tools import GroupTools
 from mcp_litellm._servers.merged_tools import merge_tools
@@ -58,7 +58,7 @@ GroupSource: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any] | Iterable[
 """A config file path, a parsed config mapping, ``{name: ServerConfig}`` (``load_config``'s result), or clients."""
 
 
-class ClientGroup(GroupAppsMixin):
+class ClientGroup:
     """Several MCP servers used together; what :func:`establish_connection` yields.
 
     ``group["name"]`` is that server's :class:`Client`; iterating yields the running clients.
@@ -108,7 +108,7 @@ class ClientGroup(GroupAppsMixin):
             if server_config is not None:
                 self.configs[client.name] = server_config
             elif (pins := client_options.get("tool_pins")) is not None and client._tool_pins is None:
-                client._use_tool_pins(pins)
+                client._tools.use_pins(pins)
         self._prefixes = distinct_prefixes(list(self._clients))
         self._tool_set = GroupTools(self)
 
@@ -320,6 +320,21 @@ class ClientGroup(GroupAppsMixin):
     async def atool(self, name: str, *, refresh: bool = False) -> Tool:
         """Async twin of :meth:`tool`."""
         return await run_async(self._tool_set.find(name, refresh), home=self._session_loop())
+
+    def read_ui(self, tool: str | Tool) -> AppResource:
+        """The interface (MCP Apps) of the group's tool ``tool`` (a :class:`Tool` or its name in the group),
+        read from its server: see :meth:`Client.read_ui <mcp_litellm.Client.read_ui>`."""
+        return run_sync(self._read_ui(tool), home=self._session_loop())
+
+    async def aread_ui(self, tool: str | Tool) -> AppResource:
+        """Async twin of :meth:`read_ui`."""
+        return await run_async(self._read_ui(tool), home=self._session_loop())
+
+    async def _read_ui(self, tool: str | Tool) -> AppResource:
+        found = await self._tool_set.find(tool, False) if isinstance(tool, str) else tool
+        if not isinstance(found.client, Client):
+            raise ConfigError(f"tool {found.name!r} does not come from an MCP server of this group")
+        return await found.client.aread_ui(found)
 
     async def list_tools(self) -> list[Tool]:
         """The group's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""

@@ -76,7 +76,7 @@ class GroupTools:
         if not refresh:
             return await self.find(name, True)
         for client in group._clients.values():  # a tool its pins withhold: say so, not "not found"
-            client._raise_if_withheld(name, group._prefixes[client.name], client.name)
+            client._tools.raise_if_withheld(name, group._prefixes[client.name], client.name)
         several = None
         if by_server_name:  # several servers offer it: say which, and the names that tell them apart
             servers = ", ".join(repr(t.client.name) for t in by_server_name)
@@ -153,7 +153,7 @@ class GroupTools:
             return {c.name: await c.apin_tools() for c in pinned}
         wanted = [names] if isinstance(names, str) else list(names)
         for client in pinned:
-            await client._list_tools(True)
+            await client._tools.list_tools(True)
         accepted: dict[str, list[str]] = {}
         for name in wanted:
             owners = [(c, tool) for c in pinned for tool in c._tool_pins.current  # type: ignore[union-attr]

@@ -138,14 +138,14 @@ def test_a_failing_handler_does_not_break_the_session(make_client, caplog):
 def test_the_listener_runs_on_modern_connections_and_stops_with_the_client(make_client, transport):
     client = make_client(transport)
     assert client.protocol_version == "2026-07-28"
-    listener = client._listener
+    listener = client._notifications.listener
     assert listener is not None and not listener.done()
     client.stop()
-    assert client._listener is None and listener.done()
+    assert client._notifications.listener is None and listener.done()
     client.start()
-    assert client._listener is not None and client._listener is not listener
+    assert client._notifications.listener is not None and client._notifications.listener is not listener
     legacy = make_client(transport, protocol="legacy")
-    assert legacy._listener is None, "2025-era servers push notifications; no listen stream"
+    assert legacy._notifications.listener is None, "2025-era servers push notifications; no listen stream"
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

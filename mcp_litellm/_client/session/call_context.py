@@ -11,7 +11,7 @@ span. Two hops do not inherit it and are bridged here:
   several, the latest of those in the trace the server's ``_meta`` names, else the latest). On
   2026-07-28 connections (and in-memory servers) the request is answered inside the call already.
 - Progress notifications, also delivered on the session's task, go to the handlers in the context of
-  the call that asked for them (see ``CatalogMixin._progress_callback``).
+  the call that asked for them (see ``ToolCatalog._progress_callback``).
 """
 
 from __future__ import annotations
