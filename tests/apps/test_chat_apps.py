@@ -101,6 +101,16 @@ async def test_astream_emits_one_app_chunk_after_tool_end(apps_client: Callable[
     _check_app_chunks(chunks)
 
 
+def test_a_client_without_apps_shows_no_app(apps_client: Callable[..., ml.Client], llm: ScriptedLLM) -> None:
+    chat = new_chat(tool_search=False).with_tools(apps_client("stdio", apps=False))
+    _turns(llm)
+    chunks = list(chat.stream("show a counter"))
+    assert not [chunk for chunk in chunks if chunk.is_app] and chat.app_views == {}
+    ends = [chunk.tool_result for chunk in chunks if chunk.is_tool_end]
+    assert ends and all(result is not None and result.ui is None for result in ends)
+    assert ends[1] is not None and ends[1].text == "no"  # apps_supported: the server saw no extension
+
+
 def test_ask_keeps_the_view(apps_client: Callable[..., ml.Client], llm: ScriptedLLM) -> None:
     chat = new_chat(tool_search=False).with_tools(apps_client("stdio"))
     _turns(llm)

@@ -34,6 +34,29 @@ def test_tool_ui_parsing_rules() -> None:
     ui = ml.ToolUI.from_meta({"ui": {"resourceUri": "ui://a", "visibility": ["app", "bogus"], "prefersBorder": False,
                                      "csp": {"connectDomains": ["https://x"]}, "permissions": {"camera": {}}}})
     assert ui == ml.ToolUI("ui://a", ("app",), {"connectDomains": ["https://x"]}, {"camera": {}}, False)
+    # a single string is a one-item list; anything else malformed shows the tool to no one (fails closed)
+    assert ml.ToolUI.from_meta({"ui": {"resourceUri": "ui://a", "visibility": "app"}}).visibility == ("app",)
+    for garbage in ([42], 42, {"app": True}, True):
+        hidden = ml.ToolUI.from_meta({"ui": {"resourceUri": "ui://a", "visibility": garbage}})
+        assert hidden is not None and not hidden.model_visible and not hidden.app_visible, garbage
+
+
+def test_an_interface_past_the_limit_is_refused() -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("huge")
+
+    @server.tool(meta={"ui": {"resourceUri": "ui://huge/app.html"}})
+    def show() -> str:
+        return "shown"
+
+    @server.resource("ui://huge/app.html", mime_type="text/html;profile=mcp-app")
+    def html() -> str:
+        return "<p>" + "x" * 10_000_001
+
+    with ml.client("huge", "memory", {"server": server}, apps=True) as client:
+        with pytest.raises(ml.AppResourceError, match="10,000,00[0-9] characters of HTML; the largest interface"):
+            client.read_ui("show")
 
 
 def test_read_ui(apps_client: Callable[..., ml.Client], apps_transport: str) -> None:
