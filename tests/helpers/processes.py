@@ -4,11 +4,26 @@ are gone; and a tool call run in a thread (to watch it end while the test acts o
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import mcp_litellm as ml
+
+
+def interrupt(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    """Stop ``process`` as Ctrl-C would (SIGINT, so a uvicorn app runs its shutdown), killing it after
+    ``timeout`` seconds; nothing to do if it already ended."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def processes_with(marker: str) -> list[int]:

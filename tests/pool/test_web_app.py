@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.helpers.processes import interrupt
 from tests.helpers.servers import ROOT, free_port, wait_for_port
 from tests.scripted_llm.server import FakeLLM, Turn, fake_llm
 
@@ -62,13 +63,7 @@ def web_app() -> Iterator[tuple[str, FakeLLM, subprocess.Popen[bytes]]]:
             wait_for_port(port, process, timeout=60)
             yield f"http://127.0.0.1:{port}", llm, process
         finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            interrupt(process)
 
 
 def parse_events(text: str) -> list[tuple[str, dict[str, Any]]]:

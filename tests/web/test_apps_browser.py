@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.helpers.processes import interrupt
 from tests.helpers.servers import ROOT, free_port, wait_for_port
 from tests.scripted_llm.server import FakeLLM, Turn, fake_llm
 
@@ -57,12 +57,7 @@ def web_app() -> Iterator[tuple[str, FakeLLM]]:
             wait_for_port(port, process, timeout=60)
             yield f"http://127.0.0.1:{port}", llm
         finally:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            interrupt(process)
 
 
 @pytest.fixture(scope="module")
