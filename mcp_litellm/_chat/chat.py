@@ -170,10 +170,6 @@ class Chat:
         """The views of the calls of tools with an interface (MCP Apps) so far, by tool call id."""
         return self._loop.app_views
 
-    @property
-    def _offer(self) -> ChatTools:  # what the hosted MCP path (hosted_mcp.py) reads, until it joins the loop
-        return self._chat_tools
-
     def with_tools(self, *tools: ToolSpec | Sequence[ToolSpec], replace: bool = False) -> Chat:
         """Offer ``tools`` to the model: MCP tools, Python functions, ``(tool_dict, function)`` pairs or
         tool dicts with a ``"callable"``; lists are flattened. ``replace=True`` drops the earlier ones.
