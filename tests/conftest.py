@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
+from tests.helpers.clients import client_factory
 from tests.helpers.servers import (
     EVERYTHING,
     FIXTURE_SERVER,
@@ -48,18 +49,14 @@ def fixture_http() -> Iterator[dict[str, str]]:
 @pytest.fixture
 def make_client(request: pytest.FixtureRequest) -> Iterator[Callable[..., ml.Client]]:
     """Factory ``make_client(transport, **kwargs)`` for clients of the fixture server; all stopped after."""
-    made: list[ml.Client] = []
 
-    def make(transport: str = "stdio", name: str = "fixture", **kwargs: Any) -> ml.Client:
+    def build(transport: str = "stdio", name: str = "fixture", **kwargs: Any) -> ml.Client:
         urls = request.getfixturevalue("fixture_http") if transport in ("streamable", "sse") else None
         transport_type, config = transport_config(transport, urls)
-        client = ml.client(name, transport_type, config, **kwargs)
-        made.append(client)
-        return client
+        return ml.client(name, transport_type, config, **kwargs)
 
-    yield make
-    for client in made:
-        client.stop()
+    with client_factory(build) as make:
+        yield make
 
 
 @pytest.fixture(params=TRANSPORTS)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import mcp_litellm as ml
+from tests.helpers.clients import client_factory
 from tests.helpers.servers import ROOT, free_port, start_http_server, stop_process
 
 APPS_TRANSPORTS = ["stdio", "streamable"]
@@ -26,22 +27,17 @@ def apps_http() -> Iterator[str]:
 @pytest.fixture
 def apps_client(request: pytest.FixtureRequest) -> Iterator[Callable[..., ml.Client]]:
     """``apps_client(transport, **kwargs)``: a client of the apps server (``apps=True`` unless given)."""
-    made: list[ml.Client] = []
 
-    def make(transport: str = "stdio", name: str = "apps", **kwargs: Any) -> ml.Client:
+    def build(transport: str = "stdio", name: str = "apps", **kwargs: Any) -> ml.Client:
         kwargs.setdefault("apps", True)
         if transport == "stdio":
             config: dict[str, Any] = {"command": sys.executable, "args": ["-m", "tests.helpers.apps_server"],
                                       "cwd": str(ROOT)}
-            client = ml.client(name, "stdio", config, **kwargs)
-        else:
-            client = ml.client(name, "streamable", {"url": request.getfixturevalue("apps_http")}, **kwargs)
-        made.append(client)
-        return client
+            return ml.client(name, "stdio", config, **kwargs)
+        return ml.client(name, "streamable", {"url": request.getfixturevalue("apps_http")}, **kwargs)
 
-    yield make
-    for client in made:
-        client.stop()
+    with client_factory(build) as make:
+        yield make
 
 
 @pytest.fixture(params=APPS_TRANSPORTS)
