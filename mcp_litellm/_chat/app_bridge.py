@@ -20,8 +20,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 
 from mcp_litellm._chat.apps import AppView, result_dict
+from mcp_litellm._chat.chat import Chat
 from mcp_litellm._client.client import Client
-from mcp_litellm._client.primitives.tool import Tool
 from mcp_litellm._client.session.loop import run_sync
 from mcp_litellm._core.errors import MCPLiteLLMError
 
@@ -43,19 +43,10 @@ def _clients(source: object) -> Iterator[Client]:
     """The clients ``source`` (a chat, a client or a group) reaches."""
     if isinstance(source, Client):
         yield source
-        return
-    if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping)):  # a ClientGroup
-        for item in source:
-            if isinstance(item, Client):
-                yield item
-        return
-    box = getattr(getattr(source, "_chat_tools", None), "box", None)
-    if box is not None:
-        for live in box._sources:
-            yield from _clients(live.item)
-        for entry in (*box._given.values(), *box._live.values()):
-            if isinstance(entry.mcp, Tool) and isinstance(entry.mcp.client, Client):
-                yield entry.mcp.client
+    elif isinstance(source, Chat):
+        yield from source._tools.clients()
+    elif isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping)):  # a ClientGroup
+        yield from (item for item in source if isinstance(item, Client))
 
 
 class AppBridge:

@@ -221,6 +221,20 @@ class ToolBox:
 
     # -- reading -------------------------------------------------------------------------------------
 
+    def clients(self) -> list[Client]:
+        """The MCP clients this box reaches, once each: those given live (each of a group's) and those of the
+        tools given one by one."""
+        from mcp_litellm._client.client import Client
+
+        found: dict[int, Client] = {}
+        for source in self._sources:
+            for client in [source.item] if isinstance(source.item, Client) else list(source.item):
+                found.setdefault(id(client), client)
+        for entry in (*self._given.values(), *self._live.values()):
+            if entry.mcp is not None and isinstance(entry.mcp.client, Client):
+                found.setdefault(id(entry.mcp.client), entry.mcp.client)
+        return list(found.values())
+
     def get(self, name: str) -> Tool | LocalTool | None:
         """The tool the model calls ``name``, or ``None``."""
         entry = self._entries.get(name)
