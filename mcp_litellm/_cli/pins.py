@@ -6,7 +6,8 @@ import argparse
 
 from mcp_litellm._cli.commands import PROG, UsageError, connect, exit_status
 from mcp_litellm._client.client import Client
-from mcp_litellm._client.pins import UI_PREFIX, describe_diff
+from mcp_litellm._client.pins import describe_diff
+from mcp_litellm._client.primitives.tool_ui import UI_SCHEME
 from mcp_litellm._core.clean_text import printable
 from mcp_litellm._core.errors import NotFoundError
 
@@ -56,7 +57,7 @@ def _show(client: Client) -> int:
         print(f"  {printable(name)}: WITHHELD, {', '.join(changes)}")
         for line in describe_diff(pinned.get(name), pins.current[name]):
             print(f"    {printable(line)}")
-    for name in sorted(set(pinned) - set(pins.current) - {key for key in pinned if key.startswith(UI_PREFIX)}):
+    for name in sorted(set(pinned) - set(pins.current) - {key for key in pinned if key.startswith(UI_SCHEME)}):
         print(f"  {printable(name)}: pinned, no longer offered by the server")
     if pins.withheld:
         print(f"  accept with: {PROG} pins --accept {client.name} {' '.join(sorted(pins.withheld))}")

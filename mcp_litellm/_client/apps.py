@@ -17,9 +17,16 @@ from typing import TYPE_CHECKING, Any
 from mcp.client.extension import ClientExtension
 
 from mcp_litellm._client.pins import ToolPins, digest
-from mcp_litellm._client.primitives.tool_ui import APP_MIME_TYPE, UI_EXTENSION, ToolUI, _mapping, model_visible
+from mcp_litellm._client.primitives.tool_ui import (
+    APP_MIME_TYPE,
+    UI_EXTENSION,
+    UI_SCHEME,
+    ToolUI,
+    _mapping,
+    model_visible,
+)
 from mcp_litellm._core.documents import JSONValue
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError, ToolChangedError
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, ServerError
 
 if TYPE_CHECKING:
     from mcp_types import ReadResourceResult
@@ -99,7 +106,7 @@ def checked_ui_uri(tool: Tool, server: str) -> str:
     ui = tool.ui
     if ui is None or not ui.resource_uri:
         raise AppResourceError(f"tool {tool.mcp_name!r} of server {server!r} has no interface (_meta.ui.resourceUri)")
-    if not ui.resource_uri.startswith("ui://"):
+    if not ui.resource_uri.startswith(UI_SCHEME):
         raise AppResourceError(f"tool {tool.mcp_name!r} of server {server!r} names {ui.resource_uri!r} as its "
                                "interface; only ui:// resources are read")
     return ui.resource_uri
@@ -161,15 +168,8 @@ class Interfaces:
         """With ``tool_pins``: the first read of an interface pins it; a later one that differs is withheld
         (:class:`~mcp_litellm.ToolChangedError`) until :meth:`pin_ui` accepts it."""
         pins = self._pins()
-        if pins is None:
-            return
-        stored = await pins.store.load(self._name) or {}
-        pin, now = stored.get(app.uri), interface_pin(app)
-        if pin is None:
-            stored[app.uri] = now
-            await pins.store.save(self._name, stored)
-        elif pin.get("digest") != now["digest"]:
-            raise ToolChangedError(self._name, app.uri, ("interface",))
+        if pins is not None:
+            await pins.check_interface(app.uri, interface_pin(app))
 
     async def pin_ui(self, tool: str | Tool) -> AppResource:
         """Accept the current interface of ``tool`` (see :meth:`mcp_litellm.Client.pin_ui`)."""
@@ -180,9 +180,7 @@ class Interfaces:
         found = await self._tool(tool)
         uri = checked_ui_uri(found, self._name)
         app = app_resource(self._name, uri, await self._read(uri, True))
-        stored = await pins.store.load(self._name) or {}
-        stored[uri] = interface_pin(app)
-        await pins.store.save(self._name, stored)
+        await pins.accept_interface(uri, interface_pin(app))
         self._kept.pop(uri, None)
         return app
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from mcp_types import Tool as SdkTool
 
 from mcp_litellm._client.pin_stores import FilePinStore, Pin, Pins, PinStore, pin_store
+from mcp_litellm._client.primitives.tool_ui import UI_SCHEME
 from mcp_litellm._core.documents import JSONValue
 from mcp_litellm._core.errors import NotFoundError, ToolChangedError
 from mcp_litellm._core.naming import safe_tool_name
@@ -40,8 +41,6 @@ Definition = Mapping[str, JSONValue]
 
 _FIELDS = (("description", "description"), ("input_schema", "input schema"), ("output_schema", "output schema"),
            ("annotations", "annotations"), ("ui", "interface"))
-UI_PREFIX = "ui://"
-"""Pins of a server's app interfaces (MCP Apps, see ``apps.py``) sit beside its tools', keyed by their URI."""
 NEW_TOOL = "new tool"
 
 
@@ -188,13 +187,31 @@ class ToolPins:
         self.withheld = withheld
         return withheld
 
+    async def check_interface(self, uri: str, pin: Pin) -> None:
+        """An app's interface (MCP Apps) as read now, ``pin`` being what a pin covers of it: pinned on its first
+        read, beside the tools' pins under its ``ui://`` URI; one that differs from its pin raises
+        :class:`~mcp_litellm.ToolChangedError` until :meth:`accept_interface` takes it."""
+        pins = await self.store.load(self.server) or {}
+        known = pins.get(uri)
+        if known is None:
+            pins[uri] = pin
+            await self.store.save(self.server, pins)
+        elif known.get("digest") != pin.get("digest"):
+            raise ToolChangedError(self.server, uri, ("interface",))
+
+    async def accept_interface(self, uri: str, pin: Pin) -> None:
+        """Pin an app's interface as ``pin`` describes it now (``client.pin_ui``)."""
+        pins = await self.store.load(self.server) or {}
+        pins[uri] = pin
+        await self.store.save(self.server, pins)
+
     async def accept(self, names: Iterable[str] | None = None) -> list[str]:
         """Pin the current definitions of ``names`` (every tool of the last listing when ``None``, which
         also drops the pins of tools the server no longer has). Returns the names pinned."""
         if names is None:  # the interfaces' pins stay (they are accepted one by one: Client.pin_ui)
             chosen = dict(self.current)
             pins: Pins = {key: pin for key, pin in (await self.store.load(self.server) or {}).items()
-                          if key.startswith(UI_PREFIX)}
+                          if key.startswith(UI_SCHEME)}
         else:
             chosen = {name: self.current[name] for name in names}
             pins = await self.store.load(self.server) or {}

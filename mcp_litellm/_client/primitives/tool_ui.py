@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
+UI_SCHEME = "ui://"
+"""The scheme of an interface's resource URI (only these are read; their pins sit beside the tools')."""
 VISIBILITIES = ("model", "app")
 
 
@@ -71,4 +73,4 @@ def model_visible(tool: object) -> bool:
     return not isinstance(ui, ToolUI) or ui.model_visible
 
 
-__all__ = ["APP_MIME_TYPE", "UI_EXTENSION", "VISIBILITIES", "ToolUI", "model_visible"]
+__all__ = ["APP_MIME_TYPE", "UI_EXTENSION", "UI_SCHEME", "VISIBILITIES", "ToolUI", "model_visible"]
