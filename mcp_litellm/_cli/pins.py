@@ -46,9 +46,11 @@ def _show(client: Client) -> int:
     client.tools(refresh=True)  # a fresh listing, checked against the pins
     pins = client._tool_pins
     assert pins is not None
-    pinned = pins.pinned
+    interfaces = sorted(key for key in pins.pinned if key.startswith(UI_SCHEME))  # MCP Apps' ui:// resources
+    pinned = {name: pin for name, pin in pins.pinned.items() if not name.startswith(UI_SCHEME)}
     where = getattr(pins.store, "path", pins.store)
-    print(f"{client.name}: {len(pinned)} pinned, {len(pins.withheld)} withheld (pins: {where})")
+    also = f", {len(interfaces)} interface{'s' * (len(interfaces) != 1)}" if interfaces else ""
+    print(f"{client.name}: {len(pinned)} pinned, {len(pins.withheld)} withheld{also} (pins: {where})")
     for name in sorted(pins.current):
         changes = pins.withheld.get(name)
         if not changes:
@@ -57,8 +59,10 @@ def _show(client: Client) -> int:
         print(f"  {printable(name)}: WITHHELD, {', '.join(changes)}")
         for line in describe_diff(pinned.get(name), pins.current[name]):
             print(f"    {printable(line)}")
-    for name in sorted(set(pinned) - set(pins.current) - {key for key in pinned if key.startswith(UI_SCHEME)}):
+    for name in sorted(set(pinned) - set(pins.current)):
         print(f"  {printable(name)}: pinned, no longer offered by the server")
+    for uri in interfaces:  # checked when an app reads it: a changed one raises ToolChangedError until pin_ui
+        print(f"  {printable(uri)}: interface pinned (a changed one is withheld until client.pin_ui(tool))")
     if pins.withheld:
         print(f"  accept with: {PROG} pins --accept {client.name} {' '.join(sorted(pins.withheld))}")
     return len(pins.withheld)

@@ -87,3 +87,30 @@ def test_read_ui_is_cached_with_the_tools_listing_and_its_ttl(ttl_ms: int) -> No
         assert client.read_ui("show") is first and len(reads) == 1
         client.tools(refresh=True)  # a new listing: the interface is read anew
         assert client.read_ui("show").html == "<p>2</p>"
+
+
+def test_the_pins_command_counts_interfaces_apart_from_tools(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``mcp-litellm pins`` counted a pinned ``ui://`` resource as one more pinned tool."""
+    import json
+    import sys
+
+    from mcp_litellm._cli.main import main
+    from tests.helpers.servers import ROOT
+
+    entry = {"command": sys.executable, "args": ["-m", "tests.helpers.apps_server"], "cwd": str(ROOT)}
+    pins = tmp_path / "pins.json"
+    with ml.client("counter", "stdio", entry, tool_pins=pins, apps=True) as client:
+        tools = client.tools()
+        client.read_ui("show_counter")  # the first read pins the interface
+    stored = json.loads(pins.read_text())["servers"]["counter"]["tools"]
+    assert any(key.startswith("ui://") for key in stored)
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"tool_pins": "pins.json", "mcpServers": {"counter": {**entry, "apps": True}}}))
+
+    assert main(["pins", "-c", str(config)]) == 0
+    out = capsys.readouterr().out
+    listed = len(stored) - 1
+    assert f"counter: {listed} pinned, 0 withheld, 1 interface (pins: " in out
+    assert listed >= len(tools)  # the app-only tool is pinned too (withheld from chats, not from pins)
+    assert "ui://counter/app.html: interface pinned" in out and "no longer offered" not in out
