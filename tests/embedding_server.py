@@ -112,26 +112,37 @@ class MiniLM:
             out[chosen] = self._forward(ids, mask)
         return out
 
+    _ATTENTION = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                  "attention.output.LayerNorm")
+    """The weight names of a layer's attention: query, key, value, output, its LayerNorm (BERT's)."""
+
+    def _embed(self, ids: Any, mask: Any) -> Any:
+        """The token embeddings before the first layer: word, absolute position, token type."""
+        w = self.w
+        return (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:ids.shape[1]]
+                + w["embeddings.token_type_embeddings.weight"][0])
+
+    def _bias(self, width: int) -> Any:
+        """What every layer adds to its attention scores besides the padding mask (BERT: nothing)."""
+        return 0.0
+
     def _forward(self, ids: Any, mask: Any) -> Any:
         import numpy as np
 
-        w = self.w
         batch, width = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:width]
-             + w["embeddings.token_type_embeddings.weight"][0])
-        x = self._norm(x, "embeddings.LayerNorm")
+        x = self._norm(self._embed(ids, mask), "embeddings.LayerNorm")
         size = x.shape[-1] // self.heads
-        blocked = (1.0 - mask)[:, None, None, :] * np.float32(-1e9)  # padding is never attended to
+        blocked = (1.0 - mask)[:, None, None, :] * np.float32(-1e9) + self._bias(width)  # padding never attended to
+        query, key, value, output, norm = self._ATTENTION
         for layer in range(self.layers):
             at = f"encoder.layer.{layer}."
-
-            q, k, v = (self._linear(x, f"{at}attention.self.{name}").reshape(batch, width, self.heads, size)
-                       .transpose(0, 2, 1, 3) for name in ("query", "key", "value"))
+            q, k, v = (self._linear(x, at + name).reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
+                       for name in (query, key, value))
             scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(size)) + blocked
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             context = (scores / scores.sum(axis=-1, keepdims=True)) @ v
             context = context.transpose(0, 2, 1, 3).reshape(batch, width, self.heads * size)
-            x = self._norm(self._linear(context, at + "attention.output.dense") + x, at + "attention.output.LayerNorm")
+            x = self._norm(self._linear(context, at + output) + x, at + norm)
             inner = _gelu(self._linear(x, at + "intermediate.dense"))
             x = self._norm(self._linear(inner, at + "output.dense") + x, at + "output.LayerNorm")
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
