@@ -80,6 +80,35 @@ def test_ctrl_c_during_a_sync_call_cancels_the_work_on_the_owner_loop():
     assert cancelled.wait(15), "the coroutine on the owner loop was cancelled, not left running"
 
 
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals reach the main thread")
+def test_a_ctrl_c_that_does_not_wake_the_waiting_thread_still_ends_the_call():
+    """The signal lands while the caller is parked on the future: here it is delivered to another thread, so its
+    handler runs but the caller is never woken (as when it strikes just before the caller parks)."""
+    started, cancelled = threading.Event(), threading.Event()
+
+    async def wait_forever() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    def press_ctrl_c_elsewhere() -> None:
+        started.wait(10)
+        time.sleep(0.3)  # the caller is parked by now
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c_elsewhere)
+    presser.start()
+    begun = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        owner.run_sync(wait_forever())
+    presser.join()
+    assert time.monotonic() - begun < 10, "the Ctrl-C waited for the work to end by itself"
+    assert cancelled.wait(15)
+
+
 async def test_an_adopted_loop_runs_async_calls_directly_and_refuses_blocking_ones():
     caller = asyncio.get_running_loop()
     background = owner.get_loop()
@@ -122,3 +151,11 @@ def _blocking_call_error() -> str:
     except RuntimeError as error:
         return str(error)
     return "no error"
+
+
+def test_a_timeout_error_the_work_raises_is_its_own():
+    async def times_out() -> None:
+        raise TimeoutError("the work's own timeout")
+
+    with pytest.raises(TimeoutError, match="the work's own timeout"):
+        owner.run_sync(times_out())

@@ -186,7 +186,7 @@ def run_sync(coro: Coroutine[Any, Any, T], *, home: Home = ELSEWHERE) -> T:
     if caller is not None:
         _blocked[caller] = _blocked.get(caller, 0) + 1
     try:
-        return asyncio.run_coroutine_threadsafe(noted(), loop).result()
+        return _wait_for(asyncio.run_coroutine_threadsafe(noted(), loop))
     except concurrent.futures.CancelledError:
         if abandoned.is_set():
             raise
@@ -210,6 +210,19 @@ def run_sync(coro: Coroutine[Any, Any, T], *, home: Home = ELSEWHERE) -> T:
     finally:
         if caller is not None:
             _unblock(caller)
+
+
+_SIGNAL_CHECK = 0.2
+"""How often a blocked synchronous call wakes to let a pending Ctrl-C through (seconds)."""
+
+
+def _wait_for(future: concurrent.futures.Future[T]) -> T:
+    """``future.result()``, waited for in short slices. A signal that lands just as the thread parks on the
+    future's lock runs its handler but never wakes the thread, so one long wait could swallow a Ctrl-C until the
+    work ended by itself; each slice's end lets a pending KeyboardInterrupt through within ``_SIGNAL_CHECK``."""
+    while not concurrent.futures.wait((future,), timeout=_SIGNAL_CHECK).done:
+        pass
+    return future.result()  # a TimeoutError the work raised is its own, never taken for the slice's end
 
 
 class _BlockedLoop(RuntimeError):
