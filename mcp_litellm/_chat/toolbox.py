@@ -22,7 +22,7 @@ from mcp_litellm._client.primitives.tool import Tool
 from mcp_litellm._client.primitives.tool_result import ToolResult
 from mcp_litellm._client.primitives.tool_ui import model_visible
 from mcp_litellm._client.primitives.toolset import CallContext, ToolDef, Toolset
-from mcp_litellm._core.errors import ConfigError
+from mcp_litellm._core.errors import AuthError, ConfigError, RequestTimeoutError, TransportError
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -170,14 +170,21 @@ class ToolBox:
     async def refresh(self) -> None:
         """Put the live sources' current tools in (their listings are cached until a list_changed)."""
         if self._sources:
+            # a source's Toolset listing: a server down offers the tools it last listed (see Client.list_tools)
             self._take([entry for source in self._sources
-                        for entry in source.entries(await source.item.atools())])
+                        for entry in source.entries(await source.item.list_tools())])
 
     def refresh_now(self) -> None:
         """:meth:`refresh` for blocking code; inside a running event loop it keeps the last known tools."""
         if not self._sources or _loop_running():
             return
-        self._take([entry for source in self._sources for entry in source.entries(source.item.tools())])
+        try:
+            listed = [entry for source in self._sources for entry in source.entries(source.item.tools())]
+        except (TransportError, RequestTimeoutError) as error:
+            if isinstance(error, AuthError):
+                raise
+            return  # a server down: the tools as last listed (the next request lists it the lenient way)
+        self._take(listed)
 
     def _take(self, listed: list[_Entry]) -> None:
         live: dict[str, _Entry] = {}

@@ -33,7 +33,15 @@ from mcp_litellm._client.session.task_protocol import TasksExtension
 from mcp_litellm._client.tasks import Approve, runs_as_task, status_as_progress, task_support
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
-from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError
+from mcp_litellm._core.errors import (
+    AuthError,
+    ConfigError,
+    MCPLiteLLMError,
+    NotFoundError,
+    RequestTimeoutError,
+    ServerError,
+    TransportError,
+)
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
 from mcp_litellm._core.sdk_compat import feature_off, is_output_schema_error
 
@@ -155,6 +163,8 @@ class ToolCatalog:
         """Which tools the client offers (``client.tool_filter``, set by ``ServerConfig.client``)."""
         self.pins: ToolPins | None = None
         """The pins of a client with ``tool_pins`` (a component with its store and server name), else None."""
+        self._down = False
+        """Whether the last listing for a model (:meth:`offered`) failed: said once, not once a request."""
 
     @property
     def name(self) -> str:
@@ -192,6 +202,25 @@ class ToolCatalog:
     async def list_tools(self, refresh: bool | None, deadline: Deadline | None = None) -> list[Tool]:
         return await self._listings.fetch("tools", "tools/list", "tools", lambda c, cursor: c.list_tools(cursor=cursor),
                                        self._make_tool, refresh, self._finish_tools, deadline=deadline)
+
+    async def offered(self, refresh: bool = False) -> list[Tool]:
+        """:meth:`list_tools` for a model's offer: a connection down or a server not answering gives the tools
+        last listed (none if never listed), said once at WARNING until a listing works again."""
+        try:
+            tools = await self.list_tools(refresh)
+        except (TransportError, RequestTimeoutError) as error:
+            if isinstance(error, AuthError):
+                raise
+            stale: list[Tool] = self._cache.tools.items or []
+            if not self._down:
+                self._down = True
+                logger.warning("server %r could not list its tools (%s); offering the %d tools it last listed, "
+                               "whose calls fail until it is back", self.name, error, len(stale))
+            return stale
+        if self._down:
+            self._down = False
+            logger.info("server %r lists its tools again", self.name)
+        return tools
 
     async def _finish_tools(self, tools: list[Tool], listed: list[SdkTool]) -> list[Tool]:
         """Distinct names over all the server's tools (so they never depend on the filter), then the pins

@@ -96,8 +96,16 @@ class CatalogFacade:
         return await run_async(self._tools.find(name, refresh), home=self._session.home)
 
     async def list_tools(self) -> list[Tool]:
-        """The server's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
-        return await self.atools()
+        """The server's tools, to offer a model (:class:`~mcp_litellm._client.primitives.toolset.Toolset`).
+
+        As :meth:`atools`, except that a server which cannot list them now (its connection is down, or it does
+        not answer) gives the tools it last listed, with one warning until it lists again: what a chat offers
+        stays, and calls to those tools fail as they would (answered to the model as errors). ``AuthError``
+        raises."""
+        return await self._offered_tools(False)
+
+    async def _offered_tools(self, refresh: bool) -> list[Tool]:
+        return await run_async(self._tools.offered(refresh), home=self._session.home)
 
     async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None, ctx: CallContext) -> ToolResult:
         """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface): its tool call

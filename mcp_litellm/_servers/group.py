@@ -337,8 +337,16 @@ class ClientGroup:
         return await found.client.aread_ui(found)
 
     async def list_tools(self) -> list[Tool]:
-        """The group's tools (:class:`~mcp_litellm._client.primitives.toolset.Toolset`; :meth:`atools`)."""
+        """The group's tools, to offer a model (:class:`~mcp_litellm._client.primitives.toolset.Toolset`): as
+        :meth:`atools`, each server that cannot list them now (down, or not answering) counting with the tools it
+        last listed, whatever ``strict`` says (:meth:`Client.list_tools <mcp_litellm.Client.list_tools>`)."""
         return await run_async(self._tool_set.list_tools(), home=self._session_loop())
+
+    async def _offered_tools(self, refresh: bool) -> list[Tool]:
+        """Every server's tools, a server down counting with those it last listed: what the group offers a
+        model, and where its calls look their tool up (a server down never fails another server's call)."""
+        listed = await self._gather(lambda c: c._offered_tools(refresh), "tools", "tools")
+        return merge_tools(listed, self._prefixes, self._prefix_mode, None, None)
 
     async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
         """Call the group's tool ``name`` with ``arguments`` as ``ctx`` says (the ``Toolset`` interface), on

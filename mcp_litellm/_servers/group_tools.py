@@ -38,7 +38,7 @@ class _Group(Protocol):
     def _clients(self) -> Mapping[str, Client]: ...
     @property
     def _prefixes(self) -> Mapping[str, str]: ...
-    async def _tools(self, include: None, exclude: None, refresh: bool) -> list[Tool]: ...
+    async def _offered_tools(self, refresh: bool) -> list[Tool]: ...
     def _session_loop(self) -> asyncio.AbstractEventLoop | None: ...
 
 
@@ -55,14 +55,14 @@ class GroupTools:
         return self.group._session_loop()
 
     async def list_tools(self) -> list[Tool]:
-        """Every server's tools under their names in the group."""
-        return await self.group._tools(None, None, False)
+        """Every server's tools under their names in the group (a server down: those it last listed)."""
+        return await self.group._offered_tools(False)
 
     async def find(self, name: str, refresh: bool) -> Tool:
         """The tool called ``name`` in the group (or on its server, when only one server has it, or
         ``"{server}__{tool}"`` when several do); refreshes the lists once before ``NotFoundError``."""
         group = self.group
-        tools = await group._tools(None, None, refresh)
+        tools = await group._offered_tools(refresh)
         for tool in tools:
             if tool.name == name:
                 return tool

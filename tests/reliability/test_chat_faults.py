@@ -75,6 +75,66 @@ def test_stdio_server_killed_while_the_chat_runs_a_tool(llm, make_client):
     assert_history_valid(chat.messages)
 
 
+@pytest.mark.parametrize("list_ttl_ms", [0, 600_000], ids=["lists not cached", "lists cached"])
+def test_a_live_client_whose_server_died_keeps_its_tools_offered_and_answers_errors(llm, caplog, request,
+                                                                                   list_ttl_ms):
+    """``with_tools(client)``: the server dies during a call; the next rounds and the next ask still reach the
+    model, with the tools it last listed, and calls to them are answered as errors (one warning, not one a round)."""
+    config = {"command": sys.executable, "args": [str(FIXTURE_SERVER)],
+              "env": {"FIXTURE_LIST_TTL_MS": str(list_ttl_ms)}}
+    client = ml.client("fixture", "stdio", config, request_timeout=30)
+    request.addfinalizer(client.stop)
+    pid = int(client.execute_tool("pid").text)
+    offered = {tool.name for tool in client.tools()}
+    hook, state = kill_on_first_call("wait", lambda: os.kill(pid, signal.SIGKILL))
+    llm.then(Turn(tool_calls=[("slow", "wait", {"seconds": 20})]),
+             Turn(tool_calls=[("after", "add", {"a": 1, "b": 2})]),
+             Turn(content="The server is gone."))
+    chat = new_chat().with_tools(client).on_tool_call(hook)
+    with caplog.at_level("WARNING", logger="mcp_litellm"):
+        assert chat.ask("wait, then add").content == "The server is gone."
+        assert "killed" in state
+        for request in llm.requests[1:]:
+            assert {tool["function"]["name"] for tool in request["tools"]} == offered, "the last tools stay offered"
+        for answer in (answers(llm, 1)["slow"], answers(llm, 2)["after"]):
+            assert answer.startswith("Error") and "fixture" in answer, answer
+        llm.then(Turn(content="Still here."))
+        assert chat.ask("anything?").content == "Still here."
+    assert {tool["function"]["name"] for tool in llm.requests[-1]["tools"]} == offered
+    assert_history_valid(chat.messages)
+    dead = [r for r in caplog.records if "last listed" in r.getMessage()]
+    # listed every round, the dead server is found at once and said once; a cached listing is not asked again
+    assert len(dead) == (1 if list_ttl_ms == 0 else 0), [r.getMessage() for r in caplog.records]
+
+    client.restart()  # back: the chat lists the server again and says so
+    llm.then(Turn(tool_calls=[("again", "add", {"a": 2, "b": 3})]), Turn(content="5"))
+    assert chat.ask("and now?").content == "5"
+    assert llm.tool_messages(len(llm.requests) - 1)[-1]["content"] == "5"
+
+
+def test_a_live_group_with_one_server_dead_goes_on_with_the_other(llm):
+    """A default (strict) group given live, one server's lists not cacheable: once that server dies, every ask
+    still reaches the model, its calls answer errors and the other server's calls work."""
+    def entry(ttl: int) -> dict[str, object]:
+        return {"command": sys.executable, "args": [str(FIXTURE_SERVER)], "env": {"FIXTURE_LIST_TTL_MS": str(ttl)}}
+
+    with ml.establish_connection({"mcpServers": {"one": entry(0), "two": entry(600_000)}}) as group:
+        offered = {tool.name for tool in group.tools()}
+        pid = int(group.tool("one__pid").execute().text)
+        chat = new_chat().with_tools(group)
+        os.kill(pid, signal.SIGKILL)
+        assert wait_dead(pid)
+        llm.then(Turn(tool_calls=[("dead", "one__add", {"a": 1, "b": 2}), ("alive", "two__add", {"a": 2, "b": 2})]),
+                 Turn(content="One of two."))
+        assert chat.ask("add on both").content == "One of two."
+        assert {tool["function"]["name"] for tool in llm.requests[0]["tools"]} == offered
+        sent = answers(llm, 1)
+        assert sent["alive"] == "4"
+        assert sent["dead"].startswith("Error") and "one" in sent["dead"], sent["dead"]
+        assert_history_valid(chat.messages)
+        assert group.execute_tool("two__add", {"a": 3, "b": 4}).text == "7", "a direct call needs only its server"
+
+
 async def test_http_server_killed_while_the_chat_streams_a_tool_call(llm):
     port = free_port()
     process = start_http_server([sys.executable, str(FIXTURE_SERVER), "streamable-http", "--port", str(port)], port)

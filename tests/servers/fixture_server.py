@@ -52,8 +52,10 @@ class Person(BaseModel):
 
 def build_server(name: str = "fixture") -> MCPServer:
     lists = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+    # stable catalogs, cached for ten minutes; FIXTURE_LIST_TTL_MS=0: a server whose lists may not be cached
+    ttl_ms = int(os.environ.get("FIXTURE_LIST_TTL_MS", "600000"))
     server = MCPServer(name, instructions="A test server for mcp-litellm.", version="1.2.3", log_level="WARNING",
-                       cache_hints={method: CacheHint(ttl_ms=600_000) for method in lists})  # stable catalogs
+                       cache_hints={method: CacheHint(ttl_ms=ttl_ms) for method in lists})
 
     @server.tool(description="Add two integers.")
     def add(a: int, b: int) -> int:
