@@ -107,10 +107,13 @@ class CatalogFacade:
     async def _offered_tools(self, refresh: bool) -> list[Tool]:
         return await run_async(self._tools.offered(refresh), home=self._session.home)
 
-    async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None, ctx: CallContext) -> ToolResult:
+    async def call_tool(self, name: str | Tool, arguments: Mapping[str, object] | None = None,
+                        ctx: CallContext | None = None) -> ToolResult:
         """Call tool ``name`` with ``arguments`` as ``ctx`` says (the :class:`Toolset` interface): its tool call
-        id names the call's span, its code run reaches the approval handler, its options bound the call."""
-        return await run_async(self._tools.execute(name, arguments, ctx), home=self._session.home)
+        id names the call's span, its code run reaches the approval handler, its options bound the call.
+        Without ``ctx``, a call of the program's own, with the client's settings (as :meth:`aexecute_tool`, which
+        takes the options as keywords)."""
+        return await run_async(self._tools.execute(name, arguments, ctx or CallContext()), home=self._session.home)
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,

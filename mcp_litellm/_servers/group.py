@@ -348,10 +348,13 @@ class ClientGroup:
         listed = await self._gather(lambda c: c._offered_tools(refresh), "tools", "tools")
         return merge_tools(listed, self._prefixes, self._prefix_mode, None, None)
 
-    async def call_tool(self, name: str, arguments: Mapping[str, object], ctx: CallContext) -> ToolResult:
+    async def call_tool(self, name: str, arguments: Mapping[str, object] | None = None,
+                        ctx: CallContext | None = None) -> ToolResult:
         """Call the group's tool ``name`` with ``arguments`` as ``ctx`` says (the ``Toolset`` interface), on
-        the tool's own client; ``ctx.timeout`` covers the lookup of the tool too."""
-        return await run_async(self._tool_set.call_tool(name, arguments, ctx), home=self._session_loop())
+        the tool's own client; ``ctx.timeout`` covers the lookup of the tool too. Without ``ctx``, a call of the
+        program's own with each server's settings (as :meth:`aexecute_tool`)."""
+        return await run_async(self._tool_set.call_tool(name, arguments or {}, ctx or CallContext()),
+                               home=self._session_loop())
 
     def execute_tool(self, name: str | Tool, parameters: Mapping[str, object] | None = None, *,
                      timeout: float | None = None, on_progress: ProgressHandler | None = None,

@@ -43,3 +43,12 @@ def test_context_is_data() -> None:
     ctx = CallContext(origin="code", tool_call_id="c1", timeout=3)
     changed: Any = ctx.but(timeout=1)
     assert (changed.origin, changed.tool_call_id, changed.timeout, ctx.timeout) == ("code", "c1", 1, 3)
+
+
+async def test_a_program_calls_a_client_or_a_group_as_a_toolset_without_a_context(
+        make_client: Callable[..., ml.Client]) -> None:
+    client = make_client("memory")
+    assert (await client.call_tool("add", {"a": 2, "b": 3})).text == "5"
+    assert (await client.call_tool("echo", {"message": "plain"})).text == "plain"
+    async with ml.ClientGroup([make_client("memory", name="one"), make_client("memory", name="two")]) as group:
+        assert (await group.call_tool("two__add", {"a": 1, "b": 1})).text == "2"
