@@ -214,8 +214,8 @@ class ToolCatalog:
             stale: list[Tool] = self._cache.tools.items or []
             if not self._down:
                 self._down = True
-                logger.warning("server %r could not list its tools (%s); offering the %d tools it last listed, "
-                               "whose calls fail until it is back", self.name, error, len(stale))
+                logger.warning("server %r could not list its tools, so the %d it last listed stay offered and "
+                               "their calls fail until it is back: %s", self.name, len(stale), error)
             return stale
         if self._down:
             self._down = False
