@@ -8,7 +8,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -54,8 +54,9 @@ def test_an_error_in_the_consumer_also_closes_the_iterator():
     assert closed.is_set()
 
 
-@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals reach the main thread")
-def test_ctrl_c_during_a_sync_call_cancels_the_work_on_the_owner_loop():
+def press_ctrl_c_during_a_sync_call(press: Callable[[], None]) -> None:
+    """Block in ``run_sync`` on work that would take a minute while another thread calls ``press`` once the work
+    started: the KeyboardInterrupt must come through within seconds and cancel the work on the owner loop."""
     started, cancelled = threading.Event(), threading.Event()
 
     async def wait_forever() -> None:
@@ -66,47 +67,35 @@ def test_ctrl_c_during_a_sync_call_cancels_the_work_on_the_owner_loop():
             cancelled.set()
             raise
 
-    def press_ctrl_c() -> None:
+    def presser_thread() -> None:
         started.wait(10)
-        os.kill(os.getpid(), signal.SIGINT)
+        press()
 
-    presser = threading.Thread(target=press_ctrl_c)
-    presser.start()
-    begun = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        owner.run_sync(wait_forever())
-    presser.join()
-    assert time.monotonic() - begun < 30
-    assert cancelled.wait(15), "the coroutine on the owner loop was cancelled, not left running"
-
-
-@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals reach the main thread")
-def test_a_ctrl_c_that_does_not_wake_the_waiting_thread_still_ends_the_call():
-    """The signal lands while the caller is parked on the future: here it is delivered to another thread, so its
-    handler runs but the caller is never woken (as when it strikes just before the caller parks)."""
-    started, cancelled = threading.Event(), threading.Event()
-
-    async def wait_forever() -> None:
-        started.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
-    def press_ctrl_c_elsewhere() -> None:
-        started.wait(10)
-        time.sleep(0.3)  # the caller is parked by now
-        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-
-    presser = threading.Thread(target=press_ctrl_c_elsewhere)
+    presser = threading.Thread(target=presser_thread)
     presser.start()
     begun = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         owner.run_sync(wait_forever())
     presser.join()
     assert time.monotonic() - begun < 10, "the Ctrl-C waited for the work to end by itself"
-    assert cancelled.wait(15)
+    assert cancelled.wait(15), "the coroutine on the owner loop was cancelled, not left running"
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals reach the main thread")
+def test_ctrl_c_during_a_sync_call_cancels_the_work_on_the_owner_loop():
+    press_ctrl_c_during_a_sync_call(lambda: os.kill(os.getpid(), signal.SIGINT))
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals reach the main thread")
+def test_a_ctrl_c_that_does_not_wake_the_waiting_thread_still_ends_the_call():
+    """The signal lands while the caller is parked on the future: here it is delivered to the presser's thread, so
+    its handler runs but the caller is never woken (as when it strikes just before the caller parks)."""
+
+    def press_ctrl_c_elsewhere() -> None:
+        time.sleep(0.3)  # the caller is parked by now
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    press_ctrl_c_during_a_sync_call(press_ctrl_c_elsewhere)
 
 
 async def test_an_adopted_loop_runs_async_calls_directly_and_refuses_blocking_ones():
