@@ -121,3 +121,17 @@ def test_a_word_brings_the_name_words_the_catalog_pairs_it_with():
     assert [e.name for e in crm.search("update the stage of the opportunity")][:2] == ["crm_update_deal",
                                                                                    "board_update_card"]
     assert crm.neighbours("pipeline") == {}  # one tool has it: no pair to learn from
+
+
+def test_one_server_leaves_the_last_places_to_other_servers_above_the_floor():
+    tracker = [(f"issues_{verb}_issue", f"{verb.capitalize()} a bug report: an issue of the tracker.", [])
+               for verb in ("create", "update", "assign", "close", "archive", "search")]
+    both = ToolIndex([*(entry(name, "tracker", description, {}) for name, description, _ in tracker),
+                      entry("create_issue", "github", "Open an issue about a bug in a repository.", {})])
+    found = both.search("report a bug issue")
+    # six tracker tools score above github's, which still takes a place: the tracker fills three places, then
+    # what the other servers leave (one more), in the scores' order
+    assert [e.server for e in found] == ["tracker"] * 4 + ["github"]
+    alone = ToolIndex(entry(name, "tracker", description, {}) for name, description, _ in tracker)
+    assert len(alone.search("report a bug issue")) == 5  # no other server: it fills every place
+    assert len(both.search("report a bug issue", server="tracker")) == 5  # one server asked for: all its places

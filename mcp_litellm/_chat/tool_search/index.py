@@ -51,6 +51,10 @@ NEIGHBOUR_WEIGHT = 0.1
 """How much a request's word counts through the name words the catalog itself pairs it with (times their Dice
 coefficient): "opportunity", said in the CRM tools' descriptions, brings the ``deal`` of their names."""
 NEIGHBOURS = 3  # name words a request's word brings at most
+PER_SERVER = 3
+"""Places of a search's answer (five) that one server fills at most while other servers' tools are above the
+floor (they take the later places; places left over go back to it): an ambiguous request ("file a bug report")
+then shows another server's ``create_issue`` rather than a fourth and fifth tool of one issue tracker."""
 NEIGHBOUR_DICE = 0.4  # the least Dice coefficient of the tools having a word and those having a name word
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[\u3002\uff01\uff1f])\s*(?=\S)")  # CJK stops: no space
 
@@ -221,18 +225,36 @@ class ToolIndex:
         if server is not None:
             scores = [s if e.server == server else 0.0 for e, s in zip(self.entries, scores, strict=True)]
             base = [s if e.server == server else 0.0 for e, s in zip(self.entries, base, strict=True)]
-        return rank(self.entries, scores, limit, floor, base)
+        return rank(self.entries, scores, limit, floor, base, None if server is not None else PER_SERVER)
 
 
 def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float,
-         floor_scores: Sequence[float] | None = None) -> list[Entry]:
+         floor_scores: Sequence[float] | None = None, per_server: int | None = None) -> list[Entry]:
     """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first;
-    ``floor_scores``, if given, are the scores the floor reads (the order is still ``scores``)."""
+    ``floor_scores``, if given, are the scores the floor reads (the order is still ``scores``). With
+    ``per_server``, one server fills at most that many places while entries of other servers are left above the
+    floor (they take its later places; an answer then shows more than one server's way to do the task)."""
     kept = scores if floor_scores is None else floor_scores
     best = max(kept, default=0.0)
     scored = sorted(((-s, e.server, e.name, e) for e, s, k in zip(entries, scores, kept, strict=True)
                      if s > 0 and k >= floor * best), key=lambda item: item[:3])
-    return [item[3] for item in scored[:limit]]
+    ordered = [item[3] for item in scored]
+    if per_server is None:
+        return ordered[:limit]
+    chosen: list[Entry] = []
+    held: list[Entry] = []  # over their server's share, in order: they fill what the other servers leave
+    count: Counter[str] = Counter()
+    for found in ordered:
+        if len(chosen) == limit:
+            break
+        if count[found.server] < per_server:
+            count[found.server] += 1
+            chosen.append(found)
+        else:
+            held.append(found)
+    if len(chosen) < limit:  # too few other servers: back in score order
+        return sorted(chosen + held[:limit - len(chosen)], key=ordered.index)
+    return chosen
 
 
 class _Splitter:
