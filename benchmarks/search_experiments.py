@@ -9,7 +9,7 @@ the cross-encoder no package bundles). Held-out sets are never scored here.
 
 Vectors come from the files ``tool_search.py --embedding-model NAME`` keeps (``/tmp/mcp-litellm-NAME-vectors
 .jsonl``, the same keys); any text missing there is embedded in this process and added to them. Prints per set
-"top-1/top-5" and their sums over the 212 requests.
+"top-1/top-5" and their sums (212 requests in the third step; 276 since tuning3 joined the tuning sets).
 """
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ def main() -> None:
     def best(x: Any) -> Any:
         return np.argsort(-x, kind="stable")
 
-    print(f"| ranking | {' | '.join(SETS)} | sum of 212 |\n|---|{'---:|' * (len(SETS) + 1)}")
+    total = sum(len(rows[split]) for split in SETS)
+    print(f"| ranking | {' | '.join(SETS)} | sum of {total} |\n|---|{'---:|' * (len(SETS) + 1)}")
     line("words alone", lambda r: best(words[r]))
     for names in ([m] for m in MODELS):
         line(f"{names[0]}, meaning alone", lambda r, n=names[0]: best(texts[n] @ queries[n][r]))

@@ -112,10 +112,12 @@ SIX = ("everything", "filesystem", "memory", "git", "time", "fetch")
 # the held-out set's servers (benchmarks/search_catalogs/held_out_servers.json), captured with capture_catalog.py
 TEN = ("excel", "playwright", "desktop-commander", "mongodb", "notion", "github", "kubernetes", "slack",
        "google-maps", "redis")
-SETS = ("tuning", "tuning2", "tuning_servers", "generated", "held_out", "fresh", "fresh2", "held_out_servers")
+SETS = ("tuning", "tuning2", "tuning_servers", "tuning3", "generated", "held_out", "fresh", "fresh2",
+        "held_out_servers")
 # the sets rankers are tuned on (the others are held out: only their totals are read); "generated" is QUERIES
-TUNING = ("tuning", "tuning2", "tuning_servers")
-_SOURCES = {"held_out_servers": "held_out_servers.json", "tuning_servers": "tuning_servers.json"}
+TUNING = ("tuning", "tuning2", "tuning_servers", "tuning3")
+_SOURCES = {"held_out_servers": "held_out_servers.json", "tuning_servers": "tuning_servers.json",
+            "tuning3": "tuning3.json"}
 VECTORS = Path(os.environ.get("SEARCH_BENCH_VECTORS", Path(tempfile.gettempdir()) / "mcp-litellm-minilm-vectors.jsonl"))
 
 

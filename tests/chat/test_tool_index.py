@@ -104,3 +104,34 @@ def test_a_pronoun_does_not_find_a_server_named_like_it():
                        entry("delete_entities", "memory", "Delete multiple entities and their associated relations "
                              "from the knowledge graph", {"properties": {"entityNames": {}}})])
     assert [e.name for e in found.search("forget everything you know about Bob")] == ["delete_entities"]
+
+
+def test_a_word_brings_the_name_words_the_catalog_pairs_it_with():
+    crm = index(("crm_get_deal", "Get a sales opportunity by id.", []),
+                ("crm_list_deal", "List the opportunities of a pipeline.", []),
+                ("crm_archive_deal", "Archive an opportunity that is lost.", []),
+                ("crm_update_deal", "Update the stage or amount.", ["stage"]),
+                ("board_update_card", "Update the stage or amount.", ["stage"]),
+                ("notes_create_note", "Create a note; mention an opportunity if you like.", []))
+    # in three tools named with "crm" and "deal" (and in one with "note": once is no pair)
+    assert set(crm.neighbours("opportunity")) == {"crm", "deal"}
+    assert 0 < crm.neighbours("opportunity")["deal"] < 0.1  # a hint, well below the request's own word
+    # crm_update_deal never says "opportunity", but its name's "deal" is what the CRM's tools call one: it wins
+    # over its twin of another kind (which a tie would put first, by name)
+    assert [e.name for e in crm.search("update the stage of the opportunity")][:2] == ["crm_update_deal",
+                                                                                   "board_update_card"]
+    assert crm.neighbours("pipeline") == {}  # one tool has it: no pair to learn from
+
+
+def test_one_server_leaves_the_last_places_to_other_servers_above_the_floor():
+    tracker = [(f"issues_{verb}_issue", f"{verb.capitalize()} a bug report: an issue of the tracker.", [])
+               for verb in ("create", "update", "assign", "close", "archive", "search")]
+    both = ToolIndex([*(entry(name, "tracker", description, {}) for name, description, _ in tracker),
+                      entry("create_issue", "github", "Open an issue about a bug in a repository.", {})])
+    found = both.search("report a bug issue")
+    # six tracker tools score above github's, which still takes a place: the tracker fills three places, then
+    # what the other servers leave (one more), in the scores' order
+    assert [e.server for e in found] == ["tracker"] * 4 + ["github"]
+    alone = ToolIndex(entry(name, "tracker", description, {}) for name, description, _ in tracker)
+    assert len(alone.search("report a bug issue")) == 5  # no other server: it fills every place
+    assert len(both.search("report a bug issue", server="tracker")) == 5  # one server asked for: all its places

@@ -5,7 +5,8 @@ definition: ``search_tools`` (a ``query``, or a ``server`` whose tools to list) 
 found or used. The index ranks tools with BM25F over five fields: the words of their names
 (``snake_case``, ``camelCase`` and ``kebab-case`` split), their server's name, their parameter names, the
 first sentence of their description and the rest; a request's words meet the tools' through a small
-table of everyday words (:mod:`mcp_litellm._chat.tool_search.words`). When nothing matches, the answer says
+table of everyday words (:mod:`mcp_litellm._chat.tool_search.words`) and, faintly, through the name words the
+catalog itself pairs them with (:meth:`ToolIndex.neighbours`). When nothing matches, the answer says
 so and lists the servers, so the model can look by server instead. With an embedding model configured,
 :mod:`mcp_litellm._chat.tool_search.embedding` ranks instead, this index being its fallback.
 
@@ -46,6 +47,15 @@ but not its server's name): ``create_directory`` covered by "create a folder" be
 which the request covers only in part."""
 LEAD_COVERAGE = 0.25
 """The same for the words of the first sentence of a tool's description (what the tool does)."""
+NEIGHBOUR_WEIGHT = 0.1
+"""How much a request's word counts through the name words the catalog itself pairs it with (times their Dice
+coefficient): "opportunity", said in the CRM tools' descriptions, brings the ``deal`` of their names."""
+NEIGHBOURS = 3  # name words a request's word brings at most
+PER_SERVER = 3
+"""Places of a search's answer (five) that one server fills at most while other servers' tools are above the
+floor (they take the later places; places left over go back to it): an ambiguous request ("file a bug report")
+then shows another server's ``create_issue`` rather than a fourth and fifth tool of one issue tracker."""
+NEIGHBOUR_DICE = 0.4  # the least Dice coefficient of the tools having a word and those having a name word
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[\u3002\uff01\uff1f])\s*(?=\S)")  # CJK stops: no space
 
 
@@ -123,6 +133,8 @@ class ToolIndex:
         # per word: the tools whose name (less its server's words: ``git_log`` of server ``git`` is named
         # "log") or description's first sentence has it, with the share of that part the word is
         self._covers: tuple[dict[str, list[tuple[int, float]]], ...] = ({}, {})
+        self._names = [frozenset(f[0]) for f in fields]  # each tool's name words (for the catalog's neighbours)
+        self._neighbours: dict[str, dict[str, float]] = {}
         for number, e in enumerate(self.entries):
             own = tuple(dict.fromkeys(w for w in e.fields[0] if w not in e.fields[1]) or e.fields[0])
             lead = tuple(dict.fromkeys(e.fields[3]))
@@ -158,6 +170,10 @@ class ToolIndex:
                     per[number] = per.get(number, 0.0) + value
                 said.update((term, RELATED_WEIGHT) for term in meaning if term not in said)
             said[word] = 1.0
+            own = {term for meaning in meanings for term in meaning}  # what the word's meanings already bring
+            close = {t: w for t, w in self.neighbours(word).items() if t not in own}
+            for number, value in self._best(close).items():
+                per[number] = per.get(number, 0.0) + value
             for number, value in per.items():
                 out[number] += value
                 met[number] += 1
@@ -172,6 +188,22 @@ class ToolIndex:
             for number, share in covered.items():
                 out[number] *= 1 + weight * share
         return base, out
+
+    def neighbours(self, word: str) -> dict[str, float]:
+        """The name words this catalog pairs with ``word`` (a stem), with their weight in a request: a
+        pseudo-thesaurus from the catalog's own text, for any catalog. A name word is ``word``'s neighbour when
+        at least two tools have both and the tools having ``word`` (in any field) and those having the name word
+        overlap with a Dice coefficient of at least :data:`NEIGHBOUR_DICE`; the :data:`NEIGHBOURS` closest
+        count, each :data:`NEIGHBOUR_WEIGHT` times its coefficient (in a CRM's tools, "opportunity" brings
+        ``deal``, "attachment" in a mail server's ``mail``)."""
+        if word not in self._neighbours:
+            having = self._postings.get(word, ())
+            together = Counter(t for number, _ in having for t in self._names[number])
+            close = sorted((-2 * both / (len(having) + len(self._postings[t])), t) for t, both in together.items()
+                           if both >= 2 and t != word)
+            self._neighbours[word] = {t: -dice * NEIGHBOUR_WEIGHT for dice, t in close[:NEIGHBOURS]
+                                      if -dice >= NEIGHBOUR_DICE}
+        return self._neighbours[word]
 
     def _best(self, group: Mapping[str, float]) -> dict[int, float]:
         """Per entry, the best BM25F value of any word of ``group`` (word -> weight) it has."""
@@ -193,18 +225,36 @@ class ToolIndex:
         if server is not None:
             scores = [s if e.server == server else 0.0 for e, s in zip(self.entries, scores, strict=True)]
             base = [s if e.server == server else 0.0 for e, s in zip(self.entries, base, strict=True)]
-        return rank(self.entries, scores, limit, floor, base)
+        return rank(self.entries, scores, limit, floor, base, None if server is not None else PER_SERVER)
 
 
 def rank(entries: Sequence[Entry], scores: Sequence[float], limit: int, floor: float,
-         floor_scores: Sequence[float] | None = None) -> list[Entry]:
+         floor_scores: Sequence[float] | None = None, per_server: int | None = None) -> list[Entry]:
     """The ``limit`` best-scoring entries (score > 0 and at least ``floor`` times the best), best first;
-    ``floor_scores``, if given, are the scores the floor reads (the order is still ``scores``)."""
+    ``floor_scores``, if given, are the scores the floor reads (the order is still ``scores``). With
+    ``per_server``, one server fills at most that many places while entries of other servers are left above the
+    floor (they take its later places; an answer then shows more than one server's way to do the task)."""
     kept = scores if floor_scores is None else floor_scores
     best = max(kept, default=0.0)
     scored = sorted(((-s, e.server, e.name, e) for e, s, k in zip(entries, scores, kept, strict=True)
                      if s > 0 and k >= floor * best), key=lambda item: item[:3])
-    return [item[3] for item in scored[:limit]]
+    ordered = [item[3] for item in scored]
+    if per_server is None:
+        return ordered[:limit]
+    chosen: list[Entry] = []
+    held: list[Entry] = []  # over their server's share, in order: they fill what the other servers leave
+    count: Counter[str] = Counter()
+    for found in ordered:
+        if len(chosen) == limit:
+            break
+        if count[found.server] < per_server:
+            count[found.server] += 1
+            chosen.append(found)
+        else:
+            held.append(found)
+    if len(chosen) < limit:  # too few other servers: back in score order
+        return sorted(chosen + held[:limit - len(chosen)], key=ordered.index)
+    return chosen
 
 
 class _Splitter:
