@@ -98,13 +98,8 @@ def main() -> None:
     def line(label: str, ranking: Callable[[str], Any]) -> None:
         cells, top1, top5 = [], 0, 0
         for split in SETS:
-            a = b = 0
-            for kind, request, accepted in rows[split]:
-                order = list(ranking(request))[:5]
-                hits = [(entries[i].server, entries[i].name) for i in order]
-                good = {(kind, name) for name in accepted}
-                a += bool(hits) and hits[0] in good
-                b += any(hit in good for hit in hits)
+            a, b, _ = bench.score(split, lambda r: [(entries[i].server, entries[i].name) for i in list(ranking(r))[:5]],
+                                  verbose=False)
             cells.append(f"{a}/{b}")
             top1, top5 = top1 + a, top5 + b
         print(f"| {label} | {' | '.join(cells)} | {top1}/{top5} |", flush=True)

@@ -9,7 +9,7 @@ scored only with ``--held-out``, and then only their totals are printed (never a
     python benchmarks/words_experiments.py --only base --held-out   # held-out totals of the ranking as it is
 
 A thesaurus enters as one more group per request word (its words at a weight, each tool scoring the best it has),
-added beside the word's meanings as :meth:`ToolIndex._scored` adds them (a copy of it below, with that group).
+added beside the word's meanings through :meth:`ToolIndex._close`, as the catalog's own neighbours are.
 """
 
 from __future__ import annotations
@@ -48,50 +48,31 @@ def run(label: str, sets: tuple[str, ...] = TUNING) -> None:
                       for server, name, description, schema, text in TOOLS)
     cells, top1, top5 = [], 0, 0
     for split in sets:
-        a = b = 0
-        for kind, request, accepted in bench.requests(split):
-            hits = [(e.server, e.name) for e in index.search(request, 5)]
-            good = {(kind, name) for name in accepted}
-            a += bool(hits) and hits[0] in good
-            b += any(hit in good for hit in hits)
+        a, b, _ = bench.score(split, lambda r: [(e.server, e.name) for e in index.search(r, 5)], verbose=False)
         cells.append(f"{a}/{b}")
         top1, top5 = top1 + a, top5 + b
     print(f"| {label} | {' | '.join(cells)} | {top1}/{top5} |", flush=True)
 
 
-def _scored(self: ToolIndex, query: str) -> tuple[list[float], list[float]]:
-    """``ToolIndex._scored`` with a thesaurus group per request word (:data:`THESAURUS`)."""
-    out, met = [0.0] * len(self.entries), [0] * len(self.entries)
-    asked = w.word_meanings(query)
-    said: dict[str, float] = {}
+ASKED: dict[str, str] = {"now": ""}  # the request being scored (the thesaurus reads its raw words)
+_scored = ToolIndex._scored
+_close = ToolIndex._close
+
+
+def _scored_asked(self: ToolIndex, query: str) -> tuple[list[float], list[float]]:
+    """``ToolIndex._scored``, noting the request for :func:`_close_with_thesaurus`."""
+    ASKED["now"] = query
+    return _scored(self, query)
+
+
+def _close_with_thesaurus(self: ToolIndex, word: str, own: set[str]) -> dict[str, float]:
+    """``ToolIndex._close`` plus, when one is set, the thesaurus's words for ``word`` (:data:`THESAURUS`)."""
+    close = _close(self, word, own)
     thesaurus = THESAURUS["now"]
-    related = _related(query, thesaurus) if thesaurus else {}
-    for word, meanings in asked:
-        per = self._best({word: 1.0})
-        for meaning in meanings:
-            for number, value in self._best(dict.fromkeys(meaning, w.RELATED_WEIGHT)).items():
-                per[number] = per.get(number, 0.0) + value
-            said.update((term, w.RELATED_WEIGHT) for term in meaning if term not in said)
-        said[word] = 1.0
-        own = {term for meaning in meanings for term in meaning} | {word}
-        close = {t: x for t, x in self.neighbours(word).items() if t not in own}
-        close.update((t, x) for t, x in related.get(word, {}).items() if t not in own)
-        for number, value in self._best(close).items():
-            per[number] = per.get(number, 0.0) + value
-        for number, value in per.items():
-            out[number] += value
-            met[number] += 1
-    if asked:
-        out = [score * (met[i] / len(asked)) ** ix.COORDINATION for i, score in enumerate(out)]
-    base = list(out)
-    for covers, weight in zip(self._covers, (ix.NAME_COVERAGE, ix.LEAD_COVERAGE), strict=True):
-        covered: dict[int, float] = {}
-        for term, said_weight in said.items():
-            for number, share in covers.get(term, ()):
-                covered[number] = covered.get(number, 0.0) + said_weight * share
-        for number, share in covered.items():
-            out[number] *= 1 + weight * share
-    return base, out
+    if thesaurus:
+        related = _related(ASKED["now"], thesaurus).get(word, {})
+        close.update((t, x) for t, x in related.items() if t not in own and t != word)
+    return close
 
 
 def _related(query: str, thesaurus: Thesaurus) -> dict[str, dict[str, float]]:
@@ -263,7 +244,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("base", "all"), default="all")
     parser.add_argument("--held-out", action="store_true", help="also print the held-out sets' totals")
     arguments = parser.parse_args()
-    ToolIndex._scored = _scored  # type: ignore[method-assign]
+    ToolIndex._scored = _scored_asked  # type: ignore[method-assign]
+    ToolIndex._close = _close_with_thesaurus  # type: ignore[method-assign]
     if arguments.no_table:
         w.RELATED.clear()
     if arguments.only == "all":

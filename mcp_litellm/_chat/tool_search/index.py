@@ -171,8 +171,7 @@ class ToolIndex:
                 said.update((term, RELATED_WEIGHT) for term in meaning if term not in said)
             said[word] = 1.0
             own = {term for meaning in meanings for term in meaning}  # what the word's meanings already bring
-            close = {t: w for t, w in self.neighbours(word).items() if t not in own}
-            for number, value in self._best(close).items():
+            for number, value in self._best(self._close(word, own)).items():
                 per[number] = per.get(number, 0.0) + value
             for number, value in per.items():
                 out[number] += value
@@ -188,6 +187,10 @@ class ToolIndex:
             for number, share in covered.items():
                 out[number] *= 1 + weight * share
         return base, out
+
+    def _close(self, word: str, own: set[str]) -> dict[str, float]:
+        """The words ``word`` brings faintly besides its meanings' (``own``): its :meth:`neighbours` here."""
+        return {t: w for t, w in self.neighbours(word).items() if t not in own}
 
     def neighbours(self, word: str) -> dict[str, float]:
         """The name words this catalog pairs with ``word`` (a stem), with their weight in a request: a
