@@ -22,7 +22,7 @@ from mcp_litellm._client.primitives.tool import Tool
 from mcp_litellm._client.primitives.tool_result import ToolResult
 from mcp_litellm._client.primitives.tool_ui import model_visible
 from mcp_litellm._client.primitives.toolset import CallContext, ToolDef, Toolset
-from mcp_litellm._core.errors import AuthError, ConfigError, RequestTimeoutError, TransportError
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, server_unreachable
 
 if TYPE_CHECKING:
     from mcp_litellm._client.client import Client
@@ -180,8 +180,8 @@ class ToolBox:
             return
         try:
             listed = [entry for source in self._sources for entry in source.entries(source.item.tools())]
-        except (TransportError, RequestTimeoutError) as error:
-            if isinstance(error, AuthError):
+        except MCPLiteLLMError as error:
+            if not server_unreachable(error):
                 raise
             return  # a server down: the tools as last listed (the next request lists it the lenient way)
         self._take(listed)

@@ -33,15 +33,7 @@ from mcp_litellm._client.session.task_protocol import TasksExtension
 from mcp_litellm._client.tasks import Approve, runs_as_task, status_as_progress, task_support
 from mcp_litellm._core import telemetry
 from mcp_litellm._core.clean_text import clean_fields
-from mcp_litellm._core.errors import (
-    AuthError,
-    ConfigError,
-    MCPLiteLLMError,
-    NotFoundError,
-    RequestTimeoutError,
-    ServerError,
-    TransportError,
-)
+from mcp_litellm._core.errors import ConfigError, MCPLiteLLMError, NotFoundError, ServerError, server_unreachable
 from mcp_litellm._core.naming import PREFIX_SEPARATOR, distinct_names, safe_tool_name, tool_matches
 from mcp_litellm._core.sdk_compat import feature_off, is_output_schema_error
 
@@ -208,8 +200,8 @@ class ToolCatalog:
         last listed (none if never listed), said once at WARNING until a listing works again."""
         try:
             tools = await self.list_tools(refresh)
-        except (TransportError, RequestTimeoutError) as error:
-            if isinstance(error, AuthError):
+        except MCPLiteLLMError as error:
+            if not server_unreachable(error):
                 raise
             stale: list[Tool] = self._cache.tools.items or []
             if not self._down:

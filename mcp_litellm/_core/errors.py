@@ -142,6 +142,13 @@ class RequestTimeoutError(MCPLiteLLMError, builtins.TimeoutError):
 TimeoutError = RequestTimeoutError  # the old name, kept as a deprecated alias
 
 
+def server_unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says only that the server cannot be reached or did not answer (its connection is down, a
+    request timed out), not that a login failed (:class:`AuthError`, the user's to fix): what a listing for a
+    model outlasts with the tools last listed."""
+    return isinstance(error, TransportError | RequestTimeoutError) and not isinstance(error, AuthError)
+
+
 REFUSED_BY_CLIENT = {"refused_by": "mcp_litellm"}
 """The ``data`` of a JSON-RPC error answer that a transport makes itself to fail one call whose answer it could
 not take (over ``max_message_size``, unreadable): the ``ServerError`` then does not read as the server's."""
