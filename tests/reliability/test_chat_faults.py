@@ -112,6 +112,30 @@ def test_a_live_client_whose_server_died_keeps_its_tools_offered_and_answers_err
     assert llm.tool_messages(len(llm.requests) - 1)[-1]["content"] == "5"
 
 
+def test_a_live_streamable_http_client_whose_server_died_keeps_its_tools_offered(llm, caplog):
+    """The same over streamable HTTP, lists not cached: the server process is killed before the ask."""
+    port = free_port()
+    process = start_http_server([sys.executable, str(FIXTURE_SERVER), "streamable-http", "--port", str(port)], port,
+                                env={"FIXTURE_LIST_TTL_MS": "0"})
+    try:
+        with ml.client("http-fixture", "streamable", {"url": f"http://127.0.0.1:{port}/mcp"},
+                       request_timeout=10) as client:
+            offered = {tool.name for tool in client.tools()}
+            stop_process(process)
+            llm.then(Turn(tool_calls=[("gone", "add", {"a": 1, "b": 2})]), Turn(content="It is gone."))
+            chat = new_chat().with_tools(client)
+            with caplog.at_level("WARNING", logger="mcp_litellm"):
+                assert chat.ask("add").content == "It is gone."
+            for request in llm.requests:
+                assert {tool["function"]["name"] for tool in request["tools"]} == offered
+            answer = answers(llm, 1)["gone"]
+            assert answer.startswith("Error") and "http-fixture" in answer, answer
+            assert_history_valid(chat.messages)
+            assert len([r for r in caplog.records if "last listed" in r.getMessage()]) == 1
+    finally:
+        stop_process(process)
+
+
 def test_a_live_group_with_one_server_dead_goes_on_with_the_other(llm):
     """A default (strict) group given live, one server's lists not cacheable: once that server dies, every ask
     still reaches the model, its calls answer errors and the other server's calls work."""
