@@ -136,6 +136,27 @@ def test_a_live_streamable_http_client_whose_server_died_keeps_its_tools_offered
         stop_process(process)
 
 
+def test_code_mode_over_a_live_client_whose_server_died_answers_the_program_an_error(llm, request):
+    """Code mode meets a dead live server: the program is still offered the server's functions, and its call to
+    one fails back into the program's output (to the model), not into the ask."""
+    config = {"command": sys.executable, "args": [str(FIXTURE_SERVER)], "env": {"FIXTURE_LIST_TTL_MS": "0"}}
+    client = ml.client("fixture", "stdio", config, request_timeout=30)
+    request.addfinalizer(client.stop)
+    pid = int(client.execute_tool("pid").text)
+    client.tools()
+    os.kill(pid, signal.SIGKILL)
+    assert wait_dead(pid)
+    llm.then(Turn(tool_calls=[("c1", "run_code", {"code": "print(await add(a=1, b=2))"})]),
+             Turn(content="The server is gone."))
+    chat = new_chat(code_mode=True).with_tools(client)
+    assert chat.ask("add in code").content == "The server is gone."
+    [tool] = llm.requests[0]["tools"]
+    assert "async def add(a: int, b: int) -> int" in tool["function"]["description"]
+    output = answers(llm, 1)["c1"]
+    assert "fixture" in output and ("Error" in output or "error" in output), output
+    assert_history_valid(chat.messages)
+
+
 def test_a_live_group_with_one_server_dead_goes_on_with_the_other(llm):
     """A default (strict) group given live, one server's lists not cacheable: once that server dies, every ask
     still reaches the model, its calls answer errors and the other server's calls work."""
